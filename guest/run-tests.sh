@@ -1,0 +1,153 @@
+#!/bin/sh
+# Runs in the guest (started by guest/init): sets up scratch file systems
+# and rxe, then runs every test suite. Each suite's KTAP goes to the results
+# port (/dev/ttyS1) between "#### PINSAFE-SUITE name" and
+# "#### PINSAFE-END name rc=N" markers; scripts/report.py parses it.
+#
+# Environment (from the kernel command line, set by scripts/run-qemu.sh):
+#   pinsafe_dir   the project checkout (on the 9p root)
+#   pinsafe_bin   the built test binaries (mm/, rdma/)
+#   pinsafe_only  comma-separated suite name prefixes to run (default: all)
+set -u
+
+RESULTS=/dev/ttyS1
+[ -c "$RESULTS" ] || RESULTS=/dev/console
+SUITE_TIMEOUT=${pinsafe_timeout:-600}
+pinsafe_dir=${pinsafe_dir:?pinsafe_dir not set}
+pinsafe_bin=${pinsafe_bin:?pinsafe_bin not set}
+only=${pinsafe_only:-}
+
+export PINSAFE_TESTBIN="$pinsafe_bin/rdma"
+export PINSAFE_DEV_EXT4=/dev/vda PINSAFE_DEV_XFS=/dev/vdb
+export PINSAFE_MNT_EXT4=/mnt/ext4 PINSAFE_MNT_XFS=/mnt/xfs
+export PINSAFE_MNT_TMPFS=/mnt/tmpfs
+
+log() { echo "pinsafe: $*" > /dev/console; }
+
+selected() {
+	[ -z "$only" ] && return 0
+	for p in $(echo "$only" | tr ',' ' '); do
+		case $1 in "$p"*) return 0 ;; esac
+	done
+	return 1
+}
+
+# suite NAME CMD [ARGS...]: run one KTAP-producing command, bounded.
+suite() {
+	name=$1
+	shift
+	selected "$name" || return 0
+	log "suite $name: $*"
+	start=$(date +%s)
+	timeout -k 10 "$SUITE_TIMEOUT" "$@" > /tmp/suite.out 2>&1
+	rc=$?
+	log "suite $name: rc=$rc in $(( $(date +%s) - start ))s"
+	{
+		echo "#### PINSAFE-SUITE $name"
+		cat /tmp/suite.out
+		echo "#### PINSAFE-END $name rc=$rc"
+	} > "$RESULTS"
+}
+
+setup_disks() {
+	mkdir -p "$PINSAFE_MNT_EXT4" "$PINSAFE_MNT_XFS" "$PINSAFE_MNT_TMPFS"
+	if ! mkfs.ext4 -q -F "$PINSAFE_DEV_EXT4" ||
+	   ! mount -t ext4 "$PINSAFE_DEV_EXT4" "$PINSAFE_MNT_EXT4"; then
+		log "ext4 scratch disk setup failed"
+	fi
+	if ! mkfs.xfs -q -f "$PINSAFE_DEV_XFS" ||
+	   ! mount -t xfs "$PINSAFE_DEV_XFS" "$PINSAFE_MNT_XFS"; then
+		log "xfs scratch disk setup failed"
+	fi
+	mount -t tmpfs -o size=512m tmpfs "$PINSAFE_MNT_TMPFS"
+}
+
+setup_rdma() {
+	ip link set lo up
+	echo 0 > /proc/sys/net/ipv6/conf/default/accept_dad
+	if ! ip link add veth0 type veth peer name veth1 ||
+	   ! ip link set veth1 up || ! ip link set veth0 up ||
+	   ! rdma link add rxe0 type rxe netdev veth0; then
+		log "rxe setup failed"
+		return 1
+	fi
+	# Wait (bounded) for the link-local GID of rxe0.
+	i=0
+	while [ $i -lt 50 ]; do
+		ibv_devinfo -d rxe0 -v 2>/dev/null | grep -q 'GID\[ *[0-9]*\]:.*fe80' && break
+		sleep 0.2
+		i=$((i + 1))
+	done
+	ibv_devices > /dev/console 2>&1
+}
+
+# The gup_test cases of run_vmtests.sh, and the same on file mappings.
+gup_test_suite() {
+	bin=$pinsafe_bin/mm/gup_test
+	n=0
+	cases=/tmp/gup_cases
+	: > $cases
+	for c in "-u" "-U" "-a" "-b" "-L" "-ct -F 0x1 0 19 0x1000"; do
+		echo "anon $c" >> $cases
+	done
+	for fs in ext4 xfs tmpfs; do
+		for c in "-u -S" "-U -S" "-a -S" "-b -S" "-a -W -S" "-L -W -S" "-ct -S -F 0x1 0 19 0x1000"; do
+			echo "$fs $c" >> $cases
+		done
+	done
+	echo "TAP version 13"
+	echo "1..$(wc -l < $cases)"
+	while read -r kind args; do
+		n=$((n + 1))
+		file=
+		case $kind in
+		anon) ;;
+		*)
+			file=/mnt/$kind/gup_test.file
+			rm -f "$file"
+			truncate -s 32M "$file"
+			file="-f $file"
+			;;
+		esac
+		# shellcheck disable=SC2086
+		$bin -m 32 $file $args > /tmp/gup.out 2>&1
+		rc=$?
+		sed 's/^/# /' /tmp/gup.out
+		name="gup_test_${kind}_$(echo "$args" | tr -d ' -' | tr 'x' 'X')"
+		case $rc in
+		0) echo "ok $n $name" ;;
+		4) echo "ok $n $name # SKIP" ;;
+		*) echo "not ok $n $name # exit $rc" ;;
+		esac
+	done < $cases
+}
+
+run_kunit_debugfs_check() {
+	# Built-in KUnit suites ran at boot (their KTAP is on the console);
+	# list them here so a missing suite is visible in the results.
+	for d in /sys/kernel/debug/kunit/*/; do
+		[ -d "$d" ] && log "kunit suite ran at boot: $(basename "$d")"
+	done
+}
+
+main() {
+	echo 16 > /proc/sys/vm/nr_hugepages
+	setup_disks
+	setup_rdma
+	run_kunit_debugfs_check
+
+	suite gup_test gup_test_suite
+	for fs in tmpfs ext4 xfs; do
+		selected "gup_longterm_$fs" || continue
+		(cd "/mnt/$fs" && suite "gup_longterm_$fs" "$pinsafe_bin/mm/gup_longterm")
+	done
+	if [ -f "$pinsafe_dir/tests/rdma/suites.sh" ]; then
+		# shellcheck source=../tests/rdma/suites.sh
+		. "$pinsafe_dir/tests/rdma/suites.sh"
+	fi
+	dmesg > /tmp/dmesg.txt
+	log "all suites done"
+	echo "#### PINSAFE-DONE" > "$RESULTS"
+}
+
+main

@@ -1,0 +1,42 @@
+#!/bin/bash
+# Build the userspace tests the guest runs: mm selftests and tests/rdma.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	cat <<'USAGE'
+usage: scripts/build-tests.sh [--base] [--config CFG] [--help]
+Builds gup_test and gup_longterm (and pin_* selftests when the tree has
+them) from the tree's tools/testing/selftests/mm against the uapi headers
+of build/obj-{series,base}-CFG, and tests/rdma, into
+build/tests-{series,base}/. Prints that directory.
+USAGE
+}
+which=series cfg="test"
+while (( $# )); do
+	case $1 in
+	--help) usage; exit 0 ;;
+	--base) which=base; shift ;;
+	--config) cfg=$2; shift 2 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+src=$TREE
+[[ $which == base ]] && src=$BASE_TREE
+obj=$BUILD/obj-$which-$cfg
+out=$BUILD/tests-$which
+[[ -d $obj/usr/include ]] || die "no uapi headers in $obj; run scripts/build.sh first"
+mkdir -p "$out/mm" "$out/rdma"
+
+st=$src/tools/testing/selftests/mm
+progs=(gup_test gup_longterm)
+for t in "$st"/pin_*.c; do
+	[[ -f $t ]] && progs+=("$(basename "$t" .c)")
+done
+make -s -C "$st" OUTPUT="$out/mm" KHDR_INCLUDES="-isystem $obj/usr/include" \
+	"${progs[@]/#/$out/mm/}" >&2 || die "selftest build failed"
+if [[ -f $TOP/tests/rdma/Makefile ]]; then
+	make -s -C "$TOP/tests/rdma" OUT="$out/rdma" >&2 || die "tests/rdma build failed"
+fi
+echo "$out"

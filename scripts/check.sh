@@ -1,0 +1,45 @@
+#!/bin/bash
+# Build a kernel and the tests, boot it, run every suite, print the table.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	cat <<'USAGE'
+usage: scripts/check.sh [--base] [--config qemu|test|debug] [--only SUITES]
+                        [--no-report] [--help]
+Installs missing packages, fetches the base, makes build/linux, builds the
+kernel (series, or the plain base with --base) and the tests, boots it in
+QEMU and runs all suites (or those named by --only). Logs go to
+build/run-{series,base}-CONFIG/. Prints the per-test table and
+"N passed, N failed"; exits non-zero on any failure.
+USAGE
+}
+which=series cfg="test" only="" report=1
+args=()
+while (( $# )); do
+	case $1 in
+	--help) usage; exit 0 ;;
+	--base) which=base; args+=(--base); shift ;;
+	--config) cfg=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
+	--no-report) report=0; shift ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+
+"$TOP/scripts/deps.sh"
+"$TOP/scripts/fetch-base.sh"
+"$TOP/scripts/tree.sh"
+t0=$(date +%s)
+kernel=$("$TOP/scripts/build.sh" --config "$cfg" "${args[@]}")
+bin=$("$TOP/scripts/build-tests.sh" --config "$cfg" "${args[@]}")
+t1=$(date +%s)
+out=$BUILD/run-$which-$cfg
+qargs=(--kernel "$kernel" --bin "$bin" --out "$out")
+[[ -n $only ]] && qargs+=(--only "$only")
+"$TOP/scripts/run-qemu.sh" "${qargs[@]}"
+t2=$(date +%s)
+say "timing: build $((t1 - t0))s, boot+tests $((t2 - t1))s"
+(( report )) || exit 0
+"$TOP/scripts/report.py" "$which=$out" | tee "$out/report.txt"

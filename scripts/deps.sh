@@ -1,0 +1,43 @@
+#!/bin/bash
+# Install the Debian 12 packages the harness needs; only what is missing.
+set -euo pipefail
+
+usage() {
+	cat <<'USAGE'
+usage: scripts/deps.sh [--help]
+Installs (apt-get, Debian 12 names) every package needed to build the
+kernel, boot it in QEMU and run the tests. Does nothing when all are present.
+USAGE
+}
+[[ ${1:-} == --help ]] && { usage; exit 0; }
+
+PKGS=(
+	# kernel build
+	build-essential bc bison flex libelf-dev libssl-dev ccache dwarves
+	cpio kmod rsync python3 git xz-utils
+	# guest and disks
+	qemu-system-x86 busybox-static e2fsprogs xfsprogs util-linux
+	coreutils cryptsetup-bin dmsetup iproute2
+	# selftests
+	liburing-dev libcap-dev libnuma-dev
+	# rdma-core userspace
+	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
+	libibverbs-dev librdmacm-dev
+	# lint
+	shellcheck python3-ply python3-git
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+if (( ${#missing[@]} == 0 )); then
+	exit 0
+fi
+echo "==> installing: ${missing[*]}" >&2
+SUDO=
+(( EUID != 0 )) && SUDO=sudo
+$SUDO apt-get update -q
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
+	--no-install-recommends "${missing[@]}"

@@ -1,0 +1,84 @@
+#!/bin/bash
+# Boot a built kernel in QEMU with the host root over 9p and run the tests.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	cat <<'USAGE'
+usage: scripts/run-qemu.sh --kernel BZIMAGE --bin TESTBIN --out DIR
+                           [--only SUITES] [--timeout SECONDS] [--help]
+Boots BZIMAGE (KVM if /dev/kvm is usable, else single-threaded TCG,
+2 vCPUs, 2 GiB) with the host's / shared read-only over 9p and
+guest/init as PID 1. Two fresh 1 GiB scratch disks become ext4 (/dev/vda)
+and xfs (/dev/vdb) in the guest. The kernel console goes to
+DIR/console.log, the suites' KTAP to DIR/results.log (second serial port).
+--only takes comma-separated suite name prefixes (gup_test, gup_longterm,
+rdma...). The VM is killed after --timeout seconds (default 1800).
+Progress lines ("pinsafe: ...") are echoed while the guest runs.
+USAGE
+}
+kernel="" bin="" out="" only="" tmo=1800
+while (( $# )); do
+	case $1 in
+	--help) usage; exit 0 ;;
+	--kernel) kernel=$2; shift 2 ;;
+	--bin) bin=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
+	--timeout) tmo=$2; shift 2 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+[[ -f $kernel && -d $bin && -n $out ]] || { usage >&2; exit 2; }
+kernel=$(realpath "$kernel") bin=$(realpath "$bin")
+[[ $TOP$bin != *' '* ]] || die "paths with spaces are not supported"
+
+mkdir -p "$out"
+out=$(realpath "$out")
+rm -f "$out"/{console,results}.log "$out"/*.img
+truncate -s 1G "$out/ext4.img" "$out/xfs.img"
+
+if [[ -w /dev/kvm ]]; then
+	accel=(-accel kvm -cpu host)
+else
+	# Multi-threaded TCG with -cpu max oopses at boot (DESIGN.md §8).
+	accel=(-accel "tcg,thread=single" -cpu max)
+fi
+append="console=ttyS0 root=/dev/root rootfstype=9p ro"
+append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
+append+=" init=$TOP/guest/init panic=-1 printk.time=1"
+append+=" pinsafe_dir=$TOP pinsafe_bin=$bin pinsafe_timeout=600"
+[[ -n $only ]] && append+=" pinsafe_only=$only"
+
+say "booting $(basename "$kernel") (${accel[1]}), logs in $out"
+start=$(date +%s)
+timeout -k 10 "$tmo" qemu-system-x86_64 "${accel[@]}" -smp 2 -m 2G \
+	-no-reboot -display none -monitor none -nic none \
+	-kernel "$kernel" -append "$append" \
+	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
+	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
+	-drive "file=$out/ext4.img,format=raw,if=virtio,cache=unsafe" \
+	-drive "file=$out/xfs.img,format=raw,if=virtio,cache=unsafe" \
+	-serial "file:$out/console.log" -serial "file:$out/results.log" \
+	> "$out/qemu.log" 2>&1 &
+qpid=$!
+seen=0
+while kill -0 "$qpid" 2>/dev/null; do
+	sleep 2
+	if [[ -f $out/console.log ]]; then
+		n=$(grep -c 'pinsafe' "$out/console.log" || true)
+		if (( n > seen )); then
+			grep 'pinsafe' "$out/console.log" | tail -n +"$((seen + 1))" | sed 's/^/   /' >&2
+			seen=$n
+		fi
+	fi
+done
+rc=0
+wait "$qpid" || rc=$?
+echo "$(( $(date +%s) - start ))" > "$out/seconds"
+(( rc == 124 )) && say "QEMU killed after ${tmo}s timeout"
+say "guest finished in $(cat "$out/seconds")s (qemu rc=$rc)"
+rm -f "$out"/*.img
+echo "$rc" > "$out/qemu.rc"
+exit 0
