@@ -81,47 +81,6 @@ setup_rdma() {
 	ibv_devices > /dev/console 2>&1
 }
 
-# The gup_test cases of run_vmtests.sh, and the same on file mappings.
-gup_test_suite() {
-	bin=$pinsafe_bin/mm/gup_test
-	n=0
-	cases=/tmp/gup_cases
-	: > $cases
-	for c in "-u" "-U" "-a" "-b" "-L" "-ct -F 0x1 0 19 0x1000"; do
-		echo "anon $c" >> $cases
-	done
-	for fs in ext4 xfs tmpfs; do
-		for c in "-u -S" "-U -S" "-a -S" "-b -S" "-a -W -S" "-L -W -S" "-ct -S -F 0x1 0 19 0x1000"; do
-			echo "$fs $c" >> $cases
-		done
-	done
-	echo "TAP version 13"
-	echo "1..$(wc -l < $cases)"
-	while read -r kind args; do
-		n=$((n + 1))
-		file=
-		case $kind in
-		anon) ;;
-		*)
-			file=/mnt/$kind/gup_test.file
-			rm -f "$file"
-			truncate -s 32M "$file"
-			file="-f $file"
-			;;
-		esac
-		# shellcheck disable=SC2086
-		$bin -m 32 $file $args > /tmp/gup.out 2>&1
-		rc=$?
-		sed 's/^/# /' /tmp/gup.out
-		name="gup_test_${kind}_$(echo "$args" | tr -d ' -' | tr 'x' 'X')"
-		case $rc in
-		0) echo "ok $n $name" ;;
-		4) echo "ok $n $name # SKIP" ;;
-		*) echo "not ok $n $name # exit $rc" ;;
-		esac
-	done < $cases
-}
-
 run_kunit_debugfs_check() {
 	# Built-in KUnit suites ran at boot (their KTAP is on the console);
 	# list them here so a missing suite is visible in the results.
@@ -136,7 +95,7 @@ main() {
 	setup_rdma
 	run_kunit_debugfs_check
 
-	suite gup_test gup_test_suite
+	suite gup_test "$pinsafe_dir/guest/gup-test-suite.sh" "$pinsafe_bin/mm/gup_test"
 	for fs in tmpfs ext4 xfs; do
 		selected "gup_longterm_$fs" || continue
 		(cd "/mnt/$fs" && suite "gup_longterm_$fs" "$pinsafe_bin/mm/gup_longterm")

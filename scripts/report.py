@@ -46,6 +46,7 @@ class Run:
 		self.results = {}	# name -> (status, note)
 		self.order = []
 		self.problems = []
+		self.seen = set()
 
 	def add(self, name, status, note=''):
 		if name not in self.results:
@@ -82,6 +83,24 @@ def status_of(kp, test):
 	return 'CRASH'
 
 
+RUN_LINE = re.compile(r'^#?\s*\[RUN\]\s*(.*)$')
+
+
+def unique_name(run, prefix, name, test):
+	"""kselftest programs such as gup_longterm name their results "Should
+	have worked" and describe the case in a preceding "# [RUN] ..." line:
+	use that description. Repeated names get a numeric suffix."""
+	runs = [m.group(1) for m in map(RUN_LINE.match, test.log) if m]
+	if runs:
+		name = f'{prefix}.{runs[-1]}'
+	base, i = name, 2
+	while name in run.seen:
+		name = f'{base} #{i}'
+		i += 1
+	run.seen.add(name)
+	return name
+
+
 def add_ktap(kp, run, lines, prefix):
 	top = kp.parse_run_tests(lines)
 	if top.status == kp.TestStatus.FAILURE_TO_PARSE_TESTS:
@@ -90,6 +109,7 @@ def add_ktap(kp, run, lines, prefix):
 	# A plain KTAP document is one level; KUnit's is suites -> cases.
 	for sub in top.subtests:
 		for name, t in leaves(sub, prefix):
+			name = unique_name(run, prefix, name, t)
 			note = 'expected to change' if any(CHANGE_TAG in l for l in t.log) else ''
 			run.add(name, status_of(kp, t), note)
 	if top.counts.errors and not top.subtests:
