@@ -101,7 +101,8 @@ main() {
 		(cd "/mnt/$fs" && suite "gup_longterm_$fs" "$pinsafe_bin/mm/gup_longterm")
 	done
 	if [ -f "$pinsafe_dir/tests/rdma/suites.sh" ]; then
-		# shellcheck source=../tests/rdma/suites.sh
+		# shellcheck source-path=SCRIPTDIR/..
+		# shellcheck source=tests/rdma/suites.sh
 		. "$pinsafe_dir/tests/rdma/suites.sh"
 	fi
 	dmesg > /tmp/dmesg.txt

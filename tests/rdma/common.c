@@ -24,7 +24,7 @@
 
 /* ---- options ---------------------------------------------------------- */
 
-static void __attribute__((noreturn)) usage(const char *prog, int code)
+static void __noreturn usage(const char *prog, int code)
 {
 	fprintf(stderr,
 		"usage: %s [-d device] [-g gid_index]\n"
@@ -471,8 +471,8 @@ static bool pattern_check_at(const uint8_t *p, size_t n, size_t off,
 		}
 	}
 	if (bad)
-		ktap_print_msg("%s: %zu of %zu bytes differ, first at offset %zu: 0x%02x, expected 0x%02x",
-			       what, bad, n, off + first, p[first],
+		ktap_print_msg("%s: %zu bytes differ in [%zu, %zu), first at offset %zu: 0x%02x, expected 0x%02x",
+			       what, bad, off, off + n, off + first, p[first],
 			       pattern_byte(off + first, seed));
 	return bad == 0;
 }

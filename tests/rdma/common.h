@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define RDMA_DEFAULT_DEV	"rxe0"
 #define RDMA_PORT		1
 /* A single operation must complete within this time (QEMU TCG is slow). */

@@ -1,0 +1,227 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# perftest.sh [FS...]: run the unmodified perftest ib_write_bw in loopback
+# over rxe with --mmap buffers (MAP_SHARED files) on each file system
+# (default: tmpfs ext4 xfs) and print one KTAP document, one test per file
+# system. Server and client each mmap their own file on that file system;
+# perftest registers it with LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ.
+#
+# Environment: PINSAFE_MNT_{TMPFS,EXT4,XFS}; PINSAFE_RDMA_DEV (default rxe0).
+
+# EXPECTED-TO-CHANGE: the base kernel refuses writable FOLL_LONGTERM pins of
+# MAP_SHARED ext4/xfs files (mm/gup.c writable_file_mapping_allowed()), so
+# perftest fails at memory registration there. The series' longterm-file-pin
+# patch lifts the refusal: flip these to "pass" then.
+EXPECT_TMPFS=pass
+EXPECT_EXT4=reg_fail
+EXPECT_XFS=reg_fail
+
+DEV=${PINSAFE_RDMA_DEV:-rxe0}
+PORT_BASE=18515
+ITERS=20
+MSG_SIZE=4096
+FILE_MB=1
+LISTEN_WAIT=30		# seconds for the server to start listening
+CLIENT_TIMEOUT=60	# seconds for the whole client run
+SERVER_TIMEOUT=120	# hard bound of the server's life
+SERVER_GRACE=10		# seconds the server may outlive the client
+
+TMP=${TMPDIR:-/tmp}/pinsafe-perftest.$$
+failed=0
+passed=0
+skipped=0
+testno=0
+
+diag() {
+	printf '# %s\n' "$*"
+}
+
+result() {	# result ok|fail|skip NAME [REASON]
+	testno=$((testno + 1))
+	case $1 in
+	ok) echo "ok $testno $2"; passed=$((passed + 1)) ;;
+	skip) echo "ok $testno $2 # SKIP $3"; skipped=$((skipped + 1)) ;;
+	*) echo "not ok $testno $2"; failed=$((failed + 1)) ;;
+	esac
+}
+
+# The first non-zero GID of port 1 among the first 16, RoCE v2 first.
+gid_index() {
+	ports=/sys/class/infiniband/$DEV/ports/1
+	first=
+	i=0
+	while [ $i -lt 16 ]; do
+		gid=$(cat "$ports/gids/$i" 2>/dev/null) || gid=
+		case $gid in
+		'' | 0000:0000:0000:0000:0000:0000:0000:0000) ;;
+		*)
+			[ -n "$first" ] || first=$i
+			type=$(cat "$ports/gid_attrs/types/$i" 2>/dev/null)
+			if [ "$type" = "RoCE v2" ]; then
+				echo "$i"
+				return 0
+			fi
+			;;
+		esac
+		i=$((i + 1))
+	done
+	[ -n "$first" ] && echo "$first"
+}
+
+# Is anything listening on TCP port $1?
+listening() {
+	hex=$(printf '%04X' "$1")
+	grep -Eq ":$hex [0-9A-F]+:0000 0A " /proc/net/tcp /proc/net/tcp6 \
+		2>/dev/null
+}
+
+alive() {
+	kill -0 "$1" 2>/dev/null
+}
+
+# Wait up to $2 seconds for pid $1 to exit, then kill it; leaves its status
+# in $rc.
+reap() {
+	t=0
+	while alive "$1" && [ $t -lt $(($2 * 5)) ]; do
+		sleep 0.2
+		t=$((t + 1))
+	done
+	if alive "$1"; then
+		diag "server still running after ${2}s, killing it"
+		kill "$1" 2>/dev/null
+	fi
+	wait "$1"
+	rc=$?
+}
+
+show_log() {	# show_log PREFIX FILE
+	sed "s/^/# $1| /" "$2"
+}
+
+# run_pair FS MNT PORT: server and client on files in MNT. Sets srv_rc,
+# cli_rc and leaves the output in $TMP/server.log and $TMP/client.log.
+run_pair() {
+	pair_port=$3
+	srv_file=$2/perftest.server
+	cli_file=$2/perftest.client
+	for f in "$srv_file" "$cli_file"; do
+		dd if=/dev/zero of="$f" bs=1M count=$FILE_MB conv=fsync \
+			2>/dev/null
+	done
+	set -- -d "$DEV" -x "$gid" -F -n $ITERS -s $MSG_SIZE -p "$pair_port"
+
+	timeout -k 5 $SERVER_TIMEOUT ib_write_bw "$@" --mmap="$srv_file" \
+		> "$TMP/server.log" 2>&1 &
+	srv_pid=$!
+	t=0
+	while ! listening "$pair_port" && alive $srv_pid &&
+	      [ $t -lt $((LISTEN_WAIT * 5)) ]; do
+		sleep 0.2
+		t=$((t + 1))
+	done
+	if listening "$pair_port"; then
+		timeout -k 5 $CLIENT_TIMEOUT ib_write_bw "$@" \
+			--mmap="$cli_file" 127.0.0.1 > "$TMP/client.log" 2>&1
+		cli_rc=$?
+	else
+		echo "server did not listen on port $pair_port" > "$TMP/client.log"
+		cli_rc=255
+	fi
+	# A failed client must not leave the server waiting: bounded reap.
+	reap $srv_pid $SERVER_GRACE
+	srv_rc=$rc
+	rm -f "$srv_file" "$cli_file"
+}
+
+# The lines perftest prints when ibv_reg_mr() fails, per side.
+reg_failure_lines() {
+	for side in server client; do
+		grep -i -e "allocate MR" -e "create mr" -e "reg_mr" \
+			"$TMP/$side.log" | sed "s/^/$side: /"
+	done
+}
+
+test_fs() {	# test_fs FS PORT
+	fs=$1
+	name=perftest_write_bw_$fs
+	case $fs in
+	tmpfs) mnt=${PINSAFE_MNT_TMPFS:-} expect=$EXPECT_TMPFS magic=1021994 ;;
+	ext4) mnt=${PINSAFE_MNT_EXT4:-} expect=$EXPECT_EXT4 magic=ef53 ;;
+	xfs) mnt=${PINSAFE_MNT_XFS:-} expect=$EXPECT_XFS magic=58465342 ;;
+	*) result skip "$name" "unknown file system $fs"; return ;;
+	esac
+	if [ -z "$mnt" ]; then
+		result skip "$name" "mount point of $fs not set"
+		return
+	fi
+	if [ "$(stat -f -c %t "$mnt" 2>/dev/null)" != "$magic" ]; then
+		result skip "$name" "$mnt is not $fs"
+		return
+	fi
+
+	diag "---- $fs: ib_write_bw --mmap on $mnt, expecting $expect"
+	run_pair "$fs" "$mnt" "$2"
+	show_log server "$TMP/server.log"
+	show_log client "$TMP/client.log"
+	diag "server exit $srv_rc, client exit $cli_rc"
+
+	case $expect in
+	pass)
+		if [ $srv_rc -eq 0 ] && [ $cli_rc -eq 0 ]; then
+			result ok "$name"
+		else
+			result fail "$name"
+		fi
+		;;
+	reg_fail)
+		diag "EXPECTED-TO-CHANGE: $fs MAP_SHARED longterm pin refused on this kernel, perftest fails at memory registration; the series' longterm-file-pin patch flips this test"
+		lines=$(reg_failure_lines)
+		if [ $srv_rc -eq 0 ] && [ $cli_rc -eq 0 ]; then
+			diag "perftest succeeded: the refusal is lifted, flip EXPECT_$(echo "$fs" | tr '[:lower:]' '[:upper:]') in perftest.sh"
+			result fail "$name"
+		elif [ -n "$lines" ]; then
+			echo "$lines" | sed 's/^/# perftest said: /'
+			result ok "$name"
+		else
+			diag "perftest failed, but not at memory registration"
+			result fail "$name"
+		fi
+		;;
+	esac
+}
+
+# Nothing can run: one skipped test (see ktap.h for why not "1..0").
+skip_all() {
+	echo "1..1"
+	echo "ok 1 perftest_write_bw # SKIP $1"
+	exit 4
+}
+
+cleanup() {
+	rm -rf "$TMP"
+}
+
+main() {
+	echo "TAP version 13"
+	[ -d "/sys/class/infiniband/$DEV" ] || skip_all "no $DEV device"
+	command -v ib_write_bw > /dev/null ||
+		skip_all "ib_write_bw (perftest) not installed"
+	gid=$(gid_index)
+	[ -n "$gid" ] || skip_all "$DEV has no usable GID"
+	[ $# -gt 0 ] || set -- tmpfs ext4 xfs
+	echo "1..$#"
+	diag "device $DEV gid index $gid"
+	mkdir -p "$TMP" || exit 1
+	trap cleanup EXIT
+	port=$PORT_BASE
+	for fs in "$@"; do
+		test_fs "$fs" $port
+		port=$((port + 1))
+	done
+	echo "# Totals: pass:$passed fail:$failed xfail:0 xpass:0 skip:$skipped error:0"
+	[ $failed -eq 0 ]
+}
+
+main "$@"

@@ -1,0 +1,20 @@
+# shellcheck shell=sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The RDMA test invocations. Sourced by the guest runner (guest/run-tests.sh)
+# after it has set up rxe0, lo and the scratch file systems; the runner
+# provides suite() (KTAP markers, timeout) and exports PINSAFE_TESTBIN,
+# PINSAFE_MNT_{EXT4,XFS,TMPFS} and PINSAFE_DEV_{EXT4,XFS}.
+#
+# Each command prints one KTAP document and exits 0 (pass), 1 (fail) or
+# 4 (skipped: no rxe0).
+
+# Registration of anon/memfd/tmpfs/ext4/xfs buffers, RDMA WRITE/READ into
+# them, on-disk check through FIEMAP + O_DIRECT.
+suite rdma_mr "${PINSAFE_TESTBIN:?}/rdma_mr"
+
+# ibv_reg_mr() with bad input: errno, no crash.
+suite rdma_badinput "${PINSAFE_TESTBIN:?}/rdma_badinput"
+
+# Unmodified perftest ib_write_bw --mmap=FILE over rxe, one test per fs.
+suite rdma_perftest sh "${PINSAFE_TESTBIN:?}/perftest.sh" tmpfs ext4 xfs
