@@ -33,7 +33,7 @@ while read -r kind args; do
 	$bin -m 32 ${file:+-f "$file"} $args > /tmp/gup.out 2>&1
 	rc=$?
 	sed 's/^/# /' /tmp/gup.out
-	name="gup_test_${kind}_$(echo "$args" | tr -d ' -')"
+	name="gup_test_${kind}$(echo " $args" | tr -s " " "_" | tr -d "-")"
 	case $rc in
 	0) echo "ok $n $name" ;;
 	4) echo "ok $n $name # SKIP" ;;

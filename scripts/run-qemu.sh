@@ -47,7 +47,7 @@ else
 fi
 append="console=ttyS0 root=/dev/root rootfstype=9p ro"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
-append+=" init=$TOP/guest/init panic=-1 printk.time=1"
+append+=" init=$TOP/guest/init panic=-1 softlockup_panic=1 printk.time=1"
 append+=" pinsafe_dir=$TOP pinsafe_bin=$bin pinsafe_timeout=600"
 [[ -n $only ]] && append+=" pinsafe_only=$only"
 

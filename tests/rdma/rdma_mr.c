@@ -132,7 +132,15 @@ struct buf {
 	int fd;
 	char path[PATH_MAX];
 	const char *blkdev;		/* NULL: no disk check possible */
+	int reg_err;			/* errno of the RW registration */
 };
+
+static const char *errno_name(int err)
+{
+	const char *name = err ? strerrorname_np(err) : NULL;
+
+	return name ? name : "failed";
+}
 
 static bool kind_has_disk(const struct buf_kind *k)
 {
@@ -325,6 +333,7 @@ static struct ibv_mr *test_reg_rw(struct rdma_ctx *r, struct buf *b,
 		ktap_print_msg("EXPECTED-TO-CHANGE: %s %s longterm pin refused (EFAULT) on this kernel; the series' longterm-file-pin patch flips this test",
 			       k->fs ? k->fs->name : k->name, map);
 	mr = rdma_reg(r, b->addr, k->size, RDMA_ACCESS_RW, &err);
+	b->reg_err = mr ? 0 : err;
 
 	switch (k->expect_rw) {
 	case EXPECT_REG_OK:
@@ -356,7 +365,7 @@ static void writeback(struct buf *b)
 		ktap_print_msg("fsync: %s", strerror(errno));
 }
 
-static void test_write(struct rdma_ctx *r, struct scratch *s, struct buf *b,
+static bool test_write(struct rdma_ctx *r, struct scratch *s, struct buf *b,
 		       struct ibv_mr *mr)
 {
 	bool ok;
@@ -374,6 +383,7 @@ static void test_write(struct rdma_ctx *r, struct scratch *s, struct buf *b,
 	     pattern_check(b->addr, b->k->size, b->rdma_seed,
 			   "region after RDMA WRITE (CPU read)");
 	ktap_test_result(ok, tname("write", b));
+	return ok;
 }
 
 static void test_read(struct rdma_ctx *r, struct scratch *s, struct buf *b,
@@ -390,14 +400,14 @@ static unsigned int file_expect_seed(const struct buf *b)
 	return kind_is_shared(b->k) ? b->rdma_seed : b->file_seed;
 }
 
-static void test_disk(struct buf *b)
+static const char *test_disk(struct buf *b)
 {
 	int ret;
 
 	if (!b->blkdev) {
 		ktap_test_skip(tname("disk", b), "%s not set",
 			       b->k->fs->dev_env);
-		return;
+		return "-";
 	}
 	writeback(b);
 	ret = disk_check(b->fd, b->blkdev, b->k->size, file_expect_seed(b));
@@ -405,6 +415,7 @@ static void test_disk(struct buf *b)
 		ktap_test_fail(tname("disk", b));
 	else
 		ktap_test_result(ret == 0, tname("disk", b));
+	return ret == 0 ? "yes" : "NO";
 }
 
 static void test_dereg(struct buf *b, struct ibv_mr *mr)
@@ -455,7 +466,9 @@ static void run_kind(struct rdma_ctx *r, struct scratch *s, unsigned int idx)
 		.rdma_seed = 2 * idx + 2,
 	};
 	char why[PATH_MAX + 64];
+	const char *disk;
 	struct ibv_mr *mr;
+	bool wrote;
 
 	ktap_print_msg("---- %s: %zu bytes", b.k->name, b.k->size);
 	if (buf_setup(&b, why, sizeof(why))) {
@@ -469,14 +482,18 @@ static void run_kind(struct rdma_ctx *r, struct scratch *s, unsigned int idx)
 	if (!mr) {
 		skip_tests(&b, true, why);
 		buf_teardown(&b);
+		/* One line per kind for "make demo" (scripts/demo-table.py). */
+		ktap_print_msg("DEMO kind=%s reg=%s write=- disk=-", b.k->name,
+			       errno_name(b.reg_err));
 		return;
 	}
-	test_write(r, s, &b, mr);
+	wrote = test_write(r, s, &b, mr);
 	test_read(r, s, &b, mr);
-	if (kind_has_disk(b.k))
-		test_disk(&b);
+	disk = kind_has_disk(b.k) ? test_disk(&b) : "-";
 	test_dereg(&b, mr);
 	buf_teardown(&b);
+	ktap_print_msg("DEMO kind=%s reg=ok write=%s disk=%s", b.k->name,
+		       wrote ? "yes" : "NO", disk);
 }
 
 int main(int argc, char **argv)
