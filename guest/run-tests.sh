@@ -100,6 +100,12 @@ main() {
 		selected "gup_longterm_$fs" || continue
 		(cd "/mnt/$fs" && suite "gup_longterm_$fs" "$pinsafe_bin/mm/gup_longterm")
 	done
+	# Writeback of pinned page cache (needs the series' gup_test device).
+	for fs in ext4 xfs tmpfs; do
+		[ -x "$pinsafe_bin/mm/pin_writeback" ] || break
+		selected "pin_writeback_$fs" || continue
+		(cd "/mnt/$fs" && suite "pin_writeback_$fs" "$pinsafe_bin/mm/pin_writeback")
+	done
 	if [ -f "$pinsafe_dir/tests/rdma/suites.sh" ]; then
 		# shellcheck source-path=SCRIPTDIR/..
 		# shellcheck source=tests/rdma/suites.sh

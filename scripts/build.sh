@@ -8,7 +8,8 @@ usage() {
 	cat <<'USAGE'
 usage: scripts/build.sh [--config qemu|test|debug] [--base] [--help]
 Builds bzImage (and the uapi headers for the selftests) from build/linux,
-or with --base from build/linux-base (the base tag, no patches), into
+or with --base from build/linux-base (tag base plus only the test
+patches named in patches/test-patches.txt), into
 build/obj-{series,base}-CONFIG. The config is tinyconfig +
 kvm_guest.config + config/qemu.config [+ test.config [+ debug.config]],
 merged with merge_config.sh. Prints the path of the bzImage.
@@ -35,10 +36,7 @@ src=$TREE
 if [[ $which == base ]]; then
 	src=$BASE_TREE
 	[[ -d $TREE/.git ]] || die "no $TREE; run 'make tree' first"
-	if [[ ! -d $src ]]; then
-		say "checking out tag base into $src"
-		git -C "$TREE" worktree add -f --detach "$src" base >/dev/null
-	fi
+	[[ -d $src ]] || die "no $src; run 'make tree' first"
 fi
 [[ -f $src/Makefile ]] || die "no kernel source in $src; run 'make tree' first"
 obj=$BUILD/obj-$which-$cfg

@@ -64,6 +64,38 @@ apply_series() {
 	done < <(series_patches)
 	say "applied $n patches on base"
 	printf '%s %s\n' "$(series_sum)" "$(g rev-parse HEAD)" > "$stamp"
+	update_base_tree
+}
+
+# build/linux-base: tag base plus only the test patches listed in
+# patches/test-patches.txt, so new tests run on the unfixed kernel too.
+update_base_tree() {
+	local list=$TOP/patches/test-patches.txt p subj sum tests=()
+	local bstamp=$TREE/.git/pinsafe-base-applied
+	if [[ -f $list ]]; then
+		while read -r p; do
+			# Subject: may be folded over several lines.
+			subj=$(awk '/^Subject: /{s=$0; while ((getline l) > 0 && l ~ /^ /) s=s l; print s; exit}' "$p" |
+				sed 's/^Subject: \[PATCH[^]]*\] //')
+			grep -qxF -- "$subj" "$list" && tests+=("$p")
+		done < <(series_patches)
+	fi
+	sum=$(cat /dev/null "${tests[@]}" | sha256sum | cut -d' ' -f1)
+	if [[ -d $BASE_TREE && $(cat "$bstamp" 2>/dev/null) == "$sum" ]]; then
+		return 0
+	fi
+	if [[ ! -d $BASE_TREE ]]; then
+		git -C "$TREE" worktree add -q -f --detach "$BASE_TREE" base
+	fi
+	git -C "$BASE_TREE" checkout -q -f --detach base
+	for p in "${tests[@]}"; do
+		git -C "$BASE_TREE" am -q --keep-cr "$p" || {
+			git -C "$BASE_TREE" am --abort || true
+			die "test patch $(basename "$p") does not apply to base"
+		}
+	done
+	say "build/linux-base: base + ${#tests[@]} test patches"
+	echo "$sum" > "$bstamp"
 }
 
 [[ -d $TREE/.git ]] || make_base
@@ -75,6 +107,7 @@ if [[ -f $stamp ]]; then
 	read -r sum head < "$stamp"
 	if [[ $sum == "$(series_sum)" && $head == "$(g rev-parse HEAD)" ]]; then
 		say "build/linux is up to date ($(g rev-list --count base..HEAD) patches)"
+		update_base_tree
 		exit 0
 	fi
 	if [[ $head != "$(g rev-parse HEAD)" ]]; then
@@ -86,6 +119,7 @@ if [[ -f $stamp ]]; then
 			<(series_patches | xargs -r cat) >/dev/null; then
 			printf '%s %s\n' "$(series_sum)" "$(g rev-parse HEAD)" > "$stamp"
 			say "build/linux matches patches/"
+			update_base_tree
 			exit 0
 		fi
 		die "$TREE has commits not exported to patches/ (HEAD $(g rev-parse --short HEAD)); run 'make export' first or 'git -C build/linux reset --hard base'"
