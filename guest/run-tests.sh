@@ -21,6 +21,8 @@ export PINSAFE_TESTBIN="$pinsafe_bin/rdma"
 export PINSAFE_DEV_EXT4=/dev/vda PINSAFE_DEV_XFS=/dev/vdb
 export PINSAFE_MNT_EXT4=/mnt/ext4 PINSAFE_MNT_XFS=/mnt/xfs
 export PINSAFE_MNT_TMPFS=/mnt/tmpfs
+# ext4 on dm-integrity (crc32c, no journal): a device that needs stable pages
+export PINSAFE_DEV_INTEG=/dev/vdc PINSAFE_MNT_INTEG=/mnt/integ
 
 log() { echo "pinsafe: $*" > /dev/console; }
 
@@ -60,6 +62,25 @@ setup_disks() {
 		log "xfs scratch disk setup failed"
 	fi
 	mount -t tmpfs -o size=512m tmpfs "$PINSAFE_MNT_TMPFS"
+	setup_integrity
+}
+
+# dm-integrity without a journal, so a page that changes while it is being
+# written leaves a block whose checksum does not match (read error).
+setup_integrity() {
+	mkdir -p "$PINSAFE_MNT_INTEG"
+	[ -b "$PINSAFE_DEV_INTEG" ] || return 0
+	export DM_DISABLE_UDEV=1
+	if ! integritysetup format -q --batch-mode --integrity crc32c \
+		--sector-size 4096 "$PINSAFE_DEV_INTEG" ||
+	   ! integritysetup open --integrity crc32c --integrity-no-journal \
+		"$PINSAFE_DEV_INTEG" integ ||
+	   ! mkfs.ext4 -q -F /dev/mapper/integ ||
+	   ! mount -t ext4 /dev/mapper/integ "$PINSAFE_MNT_INTEG"; then
+		log "dm-integrity scratch disk setup failed"
+		return 1
+	fi
+	log "dm-integrity: stable_writes=$(cat /sys/block/dm-0/queue/stable_writes)"
 }
 
 setup_rdma() {
@@ -101,8 +122,9 @@ main() {
 		(cd "/mnt/$fs" && suite "gup_longterm_$fs" "$pinsafe_bin/mm/gup_longterm")
 	done
 	# Writeback of pinned page cache (needs the series' gup_test device).
-	for fs in ext4 xfs tmpfs; do
+	for fs in ext4 xfs tmpfs integ; do
 		[ -x "$pinsafe_bin/mm/pin_writeback" ] || break
+		mountpoint -q "/mnt/$fs" || continue
 		selected "pin_writeback_$fs" || continue
 		(cd "/mnt/$fs" && suite "pin_writeback_$fs" "$pinsafe_bin/mm/pin_writeback")
 	done

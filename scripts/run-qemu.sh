@@ -10,8 +10,9 @@ usage: scripts/run-qemu.sh --kernel BZIMAGE --bin TESTBIN --out DIR
                            [--only SUITES] [--timeout SECONDS] [--help]
 Boots BZIMAGE (KVM if /dev/kvm is usable, else single-threaded TCG,
 2 vCPUs, 2 GiB) with the host's / shared read-only over 9p and
-guest/init as PID 1. Two fresh 1 GiB scratch disks become ext4 (/dev/vda)
-and xfs (/dev/vdb) in the guest. The kernel console goes to
+guest/init as PID 1. Fresh scratch disks become ext4 (/dev/vda, 1 GiB),
+xfs (/dev/vdb, 1 GiB) and ext4 on dm-integrity (/dev/vdc, 128 MiB) in the
+guest. The kernel console goes to
 DIR/console.log, the suites' KTAP to DIR/results.log (second serial port).
 --only takes comma-separated suite name prefixes (gup_test, gup_longterm,
 rdma...). The VM is killed after --timeout seconds (default 1800).
@@ -38,6 +39,7 @@ mkdir -p "$out"
 out=$(realpath "$out")
 rm -f "$out"/{console,results}.log "$out"/*.img
 truncate -s 1G "$out/ext4.img" "$out/xfs.img"
+truncate -s 128M "$out/integ.img"
 
 if [[ -w /dev/kvm ]]; then
 	accel=(-accel kvm -cpu host)
@@ -60,6 +62,7 @@ timeout -k 10 "$tmo" qemu-system-x86_64 "${accel[@]}" -smp 2 -m 2G \
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
 	-drive "file=$out/ext4.img,format=raw,if=virtio,cache=unsafe" \
 	-drive "file=$out/xfs.img,format=raw,if=virtio,cache=unsafe" \
+	-drive "file=$out/integ.img,format=raw,if=virtio,cache=unsafe" \
 	-serial "file:$out/console.log" -serial "file:$out/results.log" \
 	> "$out/qemu.log" 2>&1 &
 qpid=$!
