@@ -133,6 +133,19 @@ main() {
 		# shellcheck source=tests/rdma/suites.sh
 		. "$pinsafe_dir/tests/rdma/suites.sh"
 	fi
+	# Benchmarks run only when asked for by name (make bench).
+	case ",$only," in
+	*,bench,*)
+		for fs in ext4 integ; do
+			mountpoint -q "/mnt/$fs" || continue
+			log "bench on $fs"
+			{
+				echo "#### PINSAFE-BENCH $fs"
+				timeout 600 "$pinsafe_bin/bench/pin_bench" "/mnt/$fs" 16 2>&1
+			} > "$RESULTS"
+		done
+		;;
+	esac
 	dmesg > /tmp/dmesg.txt
 	log "all suites done"
 	echo "#### PINSAFE-DONE" > "$RESULTS"

@@ -36,6 +36,9 @@ for t in "$st"/pin_*.c; do
 done
 make -s -C "$st" OUTPUT="$out/mm" KHDR_INCLUDES="-isystem $obj/usr/include" \
 	"${progs[@]/#/$out/mm/}" >&2 || die "selftest build failed"
+mkdir -p "$out/bench"
+make -s -C "$TOP/tests/bench" OUT="$out/bench" KSRC="$src" >&2 ||
+	die "tests/bench build failed"
 if [[ -f $TOP/tests/rdma/Makefile ]]; then
 	make -s -C "$TOP/tests/rdma" OUT="$out/rdma" >&2 || die "tests/rdma build failed"
 fi
