@@ -49,7 +49,10 @@ kmake() { make -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" -j"$jobs" "$@"; }
 
 fraglist=("$src/kernel/configs/kvm_guest.config")
 for f in "${frags[@]}"; do fraglist+=("$TOP/config/$f.config"); done
-cfgsum=$(cat "${fraglist[@]}" | sha256sum | cut -d' ' -f1)
+# Reconfigure when a fragment or any Kconfig file of the tree changes (a
+# patch may add the symbols a fragment asks for).
+cfgsum=$({ cat "${fraglist[@]}"; git -C "$src" ls-files -s -- '*Kconfig*'; } |
+	sha256sum | cut -d' ' -f1)
 if [[ ! -f $obj/.config || $(cat "$obj/.pinsafe-cfgsum" 2>/dev/null) != "$cfgsum" ]]; then
 	say "configuring $obj ($cfg: tinyconfig + ${fraglist[*]##*/})"
 	kmake -s tinyconfig >/dev/null
