@@ -146,6 +146,7 @@ main() {
 		done
 		;;
 	esac
+	log "vmstat: $(grep -E 'nr_pinned|nr_foll_pin' /proc/vmstat | tr '\n' ' ')"
 	dmesg > /tmp/dmesg.txt
 	log "all suites done"
 	echo "#### PINSAFE-DONE" > "$RESULTS"
