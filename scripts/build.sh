@@ -80,7 +80,8 @@ if [[ ! -f $obj/.config || $(cat "$obj/.pinsafe-cfgsum" 2>/dev/null) != "$cfgsum
 fi
 
 say "building $which kernel ($cfg) in $obj, log: $obj/build.log"
-with_progress "build $which-$cfg" kmake bzImage > "$obj/build.log" 2>&1 || {
+build_logged() { kmake bzImage > "$obj/build.log" 2>&1; }
+PROGRESS_LOG=$obj/build.log with_progress "build $which-$cfg" build_logged || {
 	grep -E 'error|Error' "$obj/build.log" | head -30 >&2
 	die "kernel build failed, see $obj/build.log"
 }

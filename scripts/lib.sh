@@ -23,7 +23,7 @@ with_progress() {
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 5
 		if (( ($(date +%s) - start) % 30 < 5 )) && kill -0 "$pid" 2>/dev/null; then
-			say "$label: $(( $(date +%s) - start ))s"
+			say "$label: $(( $(date +%s) - start ))s${PROGRESS_LOG:+ ($(tail -n 1 "$PROGRESS_LOG" 2>/dev/null | cut -c1-60))}"
 		fi
 	done
 	rc=0
