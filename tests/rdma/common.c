@@ -241,7 +241,7 @@ static int qp_to_rts(struct rdma_ctx *r, struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTS,
-		.timeout = 14,
+		.timeout = 18,	/* ~1 s: rxe under TCG on a loaded host is slow */
 		.retry_cnt = 7,
 		.rnr_retry = 7,
 		.sq_psn = 0,

@@ -18,7 +18,7 @@
 #define RDMA_DEFAULT_DEV	"rxe0"
 #define RDMA_PORT		1
 /* A single operation must complete within this time (QEMU TCG is slow). */
-#define RDMA_OP_TIMEOUT_MS	15000
+#define RDMA_OP_TIMEOUT_MS	60000
 
 #define RDMA_ACCESS_RW	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ)
