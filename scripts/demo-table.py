@@ -15,11 +15,19 @@ import sys
 
 DEMO = re.compile(r'#\s*DEMO kind=(\S+) reg=(\S+) write=(\S+) disk=(\S+)')
 PERF = re.compile(r'^(not ok|ok) \d+ (perftest_write_bw_\S+)')
+EXPECTING = re.compile(r'#.*ib_write_bw --mmap on \S+, expecting (\S+)')
+OUTCOME = {
+	('ok', 'pass'): 'runs, RDMA WRITE over the file mapping',
+	('ok', 'reg_fail'): 'fails at ibv_reg_mr (registration refused)',
+	('not ok', 'pass'): 'FAILED (expected to run)',
+	('not ok', 'reg_fail'): 'ran, but a refusal was expected (flip the test)',
+}
 
 
 def load(rundir):
 	rows, perf = {}, {}
 	order = []
+	expecting = 'pass'
 	path = os.path.join(rundir, 'results.log')
 	try:
 		lines = open(path, errors='replace').read().splitlines()
@@ -32,9 +40,13 @@ def load(rundir):
 			if kind not in rows:
 				order.append(kind)
 			rows[kind] = m.groups()[1:]
+		m = EXPECTING.search(line)
+		if m:
+			expecting = m.group(1)
 		m = PERF.match(line)
 		if m:
-			perf[m.group(2)] = m.group(1)
+			perf[m.group(2)] = OUTCOME.get((m.group(1), expecting),
+						       m.group(1))
 	return order, rows, perf
 
 
