@@ -31,7 +31,7 @@
 
 #include "gup_test.h"
 
-#define REPEAT	3
+#define REPEAT	5
 
 static double now(void)
 {
