@@ -115,8 +115,9 @@ if [[ -f $stamp ]]; then
 		tmp=$(mktemp -d)
 		trap 'rm -rf "$tmp"' EXIT
 		"$TOP/scripts/export.sh" --to "$tmp" >/dev/null
-		if diff -q <(find "$tmp" -name '[0-9]*.patch' ! -name '0000-*' | sort | xargs -r cat) \
-			<(series_patches | xargs -r cat) >/dev/null; then
+		exported=$(find "$tmp" -name '[0-9]*.patch' ! -name '0000-*' | sort |
+			xargs -r cat | sha256sum | cut -d' ' -f1)
+		if [[ $exported == "$(series_sum)" ]]; then
 			printf '%s %s\n' "$(series_sum)" "$(g rev-parse HEAD)" > "$stamp"
 			say "build/linux matches patches/"
 			update_base_tree
