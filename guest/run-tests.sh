@@ -146,6 +146,7 @@ main() {
 		done
 		;;
 	esac
+	echo 1 > /proc/sys/vm/stat_refresh 2>/dev/null
 	log "vmstat: $(grep -E 'nr_pinned|nr_foll_pin' /proc/vmstat | tr '\n' ' ')"
 	dmesg > /tmp/dmesg.txt
 	log "all suites done"
