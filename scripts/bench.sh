@@ -14,8 +14,10 @@ ext4 over dm-integrity, then prints the numbers and the ratios:
   wb_pinned    / wb_unpinned    writeback of a pinned file vs an unpinned
                                 one, series kernel (want >= 0.8)
   bounce       extra ns per bounced page on dm-integrity vs a memcpy
-Under TCG the absolute numbers are slow and noisy; the ratios are what to
-read. Results are kept in build/bench-{base,series}/.
+Under TCG the guests run with -icount (ICOUNT, default shift=0,sleep=off;
+ICOUNT= turns it off): their clock counts instructions, so the numbers
+do not depend on what else the host runs. The absolute values mean little;
+the ratios are what to read. Results are kept in build/bench-{base,series}/.
 USAGE
 }
 [[ ${1:-} == --help ]] && { usage; exit 0; }
@@ -29,7 +31,8 @@ for which in base series; do
 	kernel=$("$TOP/scripts/build.sh" --config test "${args[@]}")
 	bin=$("$TOP/scripts/build-tests.sh" --config test "${args[@]}")
 	"$TOP/scripts/run-qemu.sh" --kernel "$kernel" --bin "$bin" \
-		--out "$BUILD/bench-$which" --only bench --timeout 900
+		--out "$BUILD/bench-$which" --only bench --timeout 900 \
+		--icount "${ICOUNT-shift=0,sleep=off}"
 done
 
 python3 - "$BUILD/bench-base/results.log" "$BUILD/bench-series/results.log" <<'PY'

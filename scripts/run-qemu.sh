@@ -7,7 +7,8 @@ set -euo pipefail
 usage() {
 	cat <<'USAGE'
 usage: scripts/run-qemu.sh --kernel BZIMAGE --bin TESTBIN --out DIR
-                           [--only SUITES] [--timeout SECONDS] [--help]
+                           [--only SUITES] [--timeout SECONDS]
+                           [--icount OPTS] [--help]
 Boots BZIMAGE (KVM if /dev/kvm is usable, else single-threaded TCG,
 2 vCPUs, 2 GiB) with the host's / shared read-only over 9p and
 guest/init as PID 1. Fresh scratch disks become ext4 (/dev/vda, 1 GiB),
@@ -16,10 +17,13 @@ guest. The kernel console goes to
 DIR/console.log, the suites' KTAP to DIR/results.log (second serial port).
 --only takes comma-separated suite name prefixes (gup_test, gup_longterm,
 rdma...). The VM is killed after --timeout seconds (default 1800).
+--icount OPTS (TCG only, e.g. shift=0,sleep=off) ties the guest clock to
+the number of instructions executed, so timings in the guest do not
+depend on how busy the host is (make bench uses it).
 Progress lines ("pinsafe: ...") are echoed while the guest runs.
 USAGE
 }
-kernel="" bin="" out="" only="" tmo=1800
+kernel="" bin="" out="" only="" tmo=1800 icount=""
 while (( $# )); do
 	case $1 in
 	--help) usage; exit 0 ;;
@@ -28,6 +32,7 @@ while (( $# )); do
 	--out) out=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
 	--timeout) tmo=$2; shift 2 ;;
+	--icount) icount=$2; shift 2 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
@@ -46,6 +51,7 @@ if [[ -w /dev/kvm ]]; then
 else
 	# Multi-threaded TCG with -cpu max oopses at boot (DESIGN.md §8).
 	accel=(-accel "tcg,thread=single" -cpu max)
+	[[ -n $icount ]] && accel+=(-icount "$icount")
 fi
 append="console=ttyS0 root=/dev/root rootfstype=9p ro"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
