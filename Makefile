@@ -1,6 +1,7 @@
 # pinsafe: safe DMA pins of file-backed pages. See README.md.
 CONFIG ?= test
 ONLY ?=
+ROUNDS ?= 3
 only := $(if $(ONLY),--only $(ONLY))
 
 .PHONY: help deps base tree export build build-base tests check check-base \
@@ -45,7 +46,7 @@ lint:
 	scripts/lint.sh
 
 bench:
-	scripts/bench.sh
+	scripts/bench.sh --rounds $(ROUNDS)
 
 clean:
 	rm -rf build/obj-* build/tests-* build/run-*
