@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
 #include <stdio.h>
@@ -39,18 +40,13 @@ enum reg_expect {
 };
 
 /*
- * EXPECTED-TO-CHANGE. The base kernel refuses FOLL_LONGTERM|FOLL_WRITE pins
- * of shared file mappings that need dirty tracking (mm/gup.c
- * writable_file_mapping_allowed(), gup_fast_folio_allowed()), so a writable
- * ibv_reg_mr() on a MAP_SHARED ext4 or xfs file fails with EFAULT. The
- * series' longterm-file-pin patch lifts the refusal: flip these then.
+ * A writable ibv_reg_mr() of a MAP_SHARED ext4 or xfs file must work: the
+ * base kernel refuses the FOLL_LONGTERM|FOLL_WRITE pin with EFAULT (mm/gup.c
+ * writable_file_mapping_allowed(), gup_fast_folio_allowed()), which is what
+ * the series fixes. With vm.longterm_pin_file_mappings=0 the series refuses
+ * it again, on purpose: the *_knob_off kinds check that.
  */
-#ifndef EXPECT_RW_EXT4_SHARED
-#define EXPECT_RW_EXT4_SHARED	EXPECT_REG_EFAULT
-#endif
-#ifndef EXPECT_RW_XFS_SHARED
-#define EXPECT_RW_XFS_SHARED	EXPECT_REG_EFAULT
-#endif
+#define KNOB	"/proc/sys/vm/longterm_pin_file_mappings"
 
 enum backing {
 	BACK_MALLOC,		/* posix_memalign() */
@@ -84,34 +80,38 @@ struct buf_kind {
 	size_t size;
 	enum reg_expect expect_rw;
 	bool test_ro;			/* also a read-only registration */
+	bool knob_off;			/* register with KNOB set to 0 */
 };
 
 #define SZ_64K	(64UL << 10)
 #define SZ_4M	(4UL << 20)
 
 static const struct buf_kind kinds[] = {
-	{ "anon_malloc", BACK_MALLOC, NULL, 0, SZ_64K, EXPECT_REG_OK, false },
+	{ "anon_malloc", BACK_MALLOC, NULL, 0, SZ_64K,
+	  EXPECT_REG_OK, false, false },
 	{ "anon_mmap", BACK_ANON_MMAP, NULL, MAP_PRIVATE, SZ_64K,
-	  EXPECT_REG_OK, false },
+	  EXPECT_REG_OK, false, false },
 	{ "memfd_shared", BACK_MEMFD, NULL, MAP_SHARED, SZ_64K,
-	  EXPECT_REG_OK, false },
+	  EXPECT_REG_OK, false, false },
 	{ "tmpfs_shared", BACK_FILE, &fs_tmpfs, MAP_SHARED, SZ_64K,
-	  EXPECT_REG_OK, false },
+	  EXPECT_REG_OK, false, false },
 	{ "ext4_shared", BACK_FILE, &fs_ext4, MAP_SHARED, SZ_64K,
-	  EXPECT_RW_EXT4_SHARED, true },
+	  EXPECT_REG_OK, true, false },
 	{ "xfs_shared", BACK_FILE, &fs_xfs, MAP_SHARED, SZ_64K,
-	  EXPECT_RW_XFS_SHARED, true },
+	  EXPECT_REG_OK, true, false },
+	{ "ext4_shared_knob_off", BACK_FILE, &fs_ext4, MAP_SHARED, SZ_64K,
+	  EXPECT_REG_EFAULT, false, true },
 	/* FOLL_WRITE breaks COW: rxe writes anon copies, the file keeps its data. */
 	{ "ext4_private", BACK_FILE, &fs_ext4, MAP_PRIVATE, SZ_64K,
-	  EXPECT_REG_OK, false },
+	  EXPECT_REG_OK, false, false },
 	{ "anon_mmap_4m", BACK_ANON_MMAP, NULL, MAP_PRIVATE, SZ_4M,
-	  EXPECT_REG_OK, false },
+	  EXPECT_REG_OK, false, false },
 	{ "tmpfs_shared_4m", BACK_FILE, &fs_tmpfs, MAP_SHARED, SZ_4M,
-	  EXPECT_REG_OK, false },
+	  EXPECT_REG_OK, false, false },
 	{ "ext4_shared_4m", BACK_FILE, &fs_ext4, MAP_SHARED, SZ_4M,
-	  EXPECT_RW_EXT4_SHARED, false },
+	  EXPECT_REG_OK, false, false },
 	{ "xfs_shared_4m", BACK_FILE, &fs_xfs, MAP_SHARED, SZ_4M,
-	  EXPECT_RW_XFS_SHARED, false },
+	  EXPECT_REG_OK, false, false },
 };
 
 #define NKINDS		ARRAY_SIZE(kinds)
@@ -321,19 +321,37 @@ static void test_reg_ro(struct rdma_ctx *r, struct scratch *s, struct buf *b)
  * MR if registration worked (even if unexpectedly), else NULL with the
  * reason for skipping the data tests in *why.
  */
+/* Write @val to KNOB; returns the old value, or -1 if there is no KNOB. */
+static int knob_set(int val)
+{
+	char old = '1', buf[2] = { (char)('0' + val), '\n' };
+	int fd = open(KNOB, O_RDWR);
+
+	if (fd < 0)
+		return -1;
+	if (read(fd, &old, 1) != 1 || pwrite(fd, buf, 2, 0) != 2)
+		ktap_print_msg("%s: %s", KNOB, strerror(errno));
+	close(fd);
+	return old - '0';
+}
+
 static struct ibv_mr *test_reg_rw(struct rdma_ctx *r, struct buf *b,
 				  char *why, size_t whylen)
 {
 	const struct buf_kind *k = b->k;
 	const char *map = kind_is_shared(k) ? "MAP_SHARED" : "MAP_PRIVATE";
 	struct ibv_mr *mr;
-	int err;
+	int err, knob = -1;
 
-	if (k->expect_rw == EXPECT_REG_EFAULT)
-		ktap_print_msg("EXPECTED-TO-CHANGE: %s %s longterm pin refused (EFAULT) on this kernel; the series' longterm-file-pin patch flips this test",
-			       k->fs ? k->fs->name : k->name, map);
+	if (k->knob_off) {
+		knob = knob_set(0);
+		ktap_print_msg("%s %s with %s=0 (%s): must be refused", k->name,
+			       map, KNOB, knob < 0 ? "absent" : "set");
+	}
 	mr = rdma_reg(r, b->addr, k->size, RDMA_ACCESS_RW, &err);
 	b->reg_err = mr ? 0 : err;
+	if (knob >= 0)
+		knob_set(knob);
 
 	switch (k->expect_rw) {
 	case EXPECT_REG_OK:
@@ -343,11 +361,10 @@ static struct ibv_mr *test_reg_rw(struct rdma_ctx *r, struct buf *b,
 		break;
 	case EXPECT_REG_EFAULT:
 		if (mr)
-			ktap_print_msg("registration succeeded but EFAULT was expected: the refusal is lifted, flip EXPECT_RW_* in rdma_mr.c");
+			ktap_print_msg("registration succeeded but EFAULT was expected");
 		ktap_test_result(!mr && err == EFAULT, tname("reg_rw", b));
 		if (err == EFAULT)
-			snprintf(why, whylen,
-				 "registration refused (expected on this kernel)");
+			snprintf(why, whylen, "registration refused (expected)");
 		else
 			snprintf(why, whylen, "registration failed: %s",
 				 strerror(err));
