@@ -16,10 +16,12 @@ import sys
 DEMO = re.compile(r'#\s*DEMO kind=(\S+) reg=(\S+) write=(\S+) disk=(\S+)')
 PERF = re.compile(r'^(not ok|ok) \d+ (perftest_write_bw_\S+)')
 EXPECTING = re.compile(r'#.*ib_write_bw --mmap on \S+, expecting (\S+)')
+REGFAIL = re.compile(r'#.*perftest failed at memory registration')
 OUTCOME = {
 	('ok', 'pass'): 'runs, RDMA WRITE over the file mapping',
 	('ok', 'reg_fail'): 'fails at ibv_reg_mr (registration refused)',
 	('not ok', 'pass'): 'FAILED (expected to run)',
+	('not ok', 'pass', 'reg'): 'fails at ibv_reg_mr (registration refused)',
 	('not ok', 'reg_fail'): 'ran, but a refusal was expected (flip the test)',
 }
 
@@ -27,7 +29,7 @@ OUTCOME = {
 def load(rundir):
 	rows, perf = {}, {}
 	order = []
-	expecting = 'pass'
+	expecting, regfail = 'pass', False
 	path = os.path.join(rundir, 'results.log')
 	try:
 		lines = open(path, errors='replace').read().splitlines()
@@ -42,11 +44,14 @@ def load(rundir):
 			rows[kind] = m.groups()[1:]
 		m = EXPECTING.search(line)
 		if m:
-			expecting = m.group(1)
+			expecting, regfail = m.group(1), False
+		if REGFAIL.search(line):
+			regfail = True
 		m = PERF.match(line)
 		if m:
-			perf[m.group(2)] = OUTCOME.get((m.group(1), expecting),
-						       m.group(1))
+			key = (m.group(1), expecting) + (('reg',) if regfail else ())
+			perf[m.group(2)] = OUTCOME.get(key, OUTCOME.get(key[:2],
+								       m.group(1)))
 	return order, rows, perf
 
 
@@ -61,13 +66,14 @@ def main():
 	kinds = []
 	for r in runs:
 		kinds += [k for k in r[1] if k not in kinds]
-	head = f'{"buffer kind":<18}'
+	width = max([len('buffer kind')] + [len(k) for k in kinds])
+	head = f'{"buffer kind":<{width}}'
 	for label, *_ in runs:
 		head += f' | {label + ": registers":<22} {"WRITE lands":<11} {"on disk":<8}'
 	print(head)
 	print('-' * len(head))
 	for k in kinds:
-		line = f'{k:<18}'
+		line = f'{k:<{width}}'
 		for _, _, rows, _ in runs:
 			reg, write, disk = rows.get(k, ('?', '?', '?'))
 			reg = 'yes' if reg == 'ok' else f'no ({reg})'

@@ -173,6 +173,11 @@ test_fs() {	# test_fs FS PORT
 		if [ $srv_rc -eq 0 ] && [ $cli_rc -eq 0 ]; then
 			result ok "$name"
 		else
+			lines=$(reg_failure_lines)
+			if [ -n "$lines" ]; then
+				echo "$lines" | sed 's/^/# perftest said: /'
+				diag "$fs: perftest failed at memory registration"
+			fi
 			result fail "$name"
 		fi
 		;;
