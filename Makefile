@@ -1,52 +1,76 @@
-# pinsafe: safe DMA pins of file-backed pages. See README.md.
+# pinsafe: safe DMA pins of file-backed pages. See README.md and docs/.
+# "make help" lists the targets: the "## target: text" comments below.
 CONFIG ?= test
 ONLY ?=
 ROUNDS ?= 3
 only := $(if $(ONLY),--only $(ONLY))
 
-.PHONY: help deps base tree export build build-base tests check check-base \
-	compare demo lint bench clean
+.PHONY: help selftest deps base tree export build build-base tests check \
+	check-base compare demo lint bench clean
 
+## help: list the targets (this text)
 help:
-	@sed -n 's/^## //p' README.md | head -40 || true
-	@echo "targets: demo check compare tree export build lint bench clean"
+	@echo "usage: make TARGET [CONFIG=qemu|test|debug] [ONLY=suite,...] [ROUNDS=N]"
+	@echo "       PINSAFE_ACCEL=auto|kvm|tcg selects QEMU's accelerator (default: probe KVM)"
+	@awk '/^## [a-z-]+: / { sub(/^## /, ""); i = index($$0, ": "); \
+		printf "  %-12s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2) }' \
+		$(MAKEFILE_LIST)
 
+## selftest: harness self-tests on recorded logs (seconds, no build needed)
+selftest:
+	@command -v python3 >/dev/null || scripts/deps.sh
+	python3 scripts/harness_test.py
+
+## deps: install the Debian 12 packages that are missing (apt-get)
 deps:
 	scripts/deps.sh
+## base: install and verify the base source package (BASE)
 base: deps
 	scripts/fetch-base.sh
+## tree: (re)make build/linux: base as git, patches/ applied with git am
 tree: base
 	scripts/tree.sh
+## export: write base..HEAD of build/linux back to patches/
 export:
 	scripts/export.sh
+## build: build the series kernel only (CONFIG=qemu|test|debug)
 build: tree
 	scripts/build.sh --config $(CONFIG)
+## build-base: build the base kernel (+ the test patches) only
 build-base: tree
 	scripts/build.sh --config $(CONFIG) --base
+## tests: build the series kernel and the userspace tests
 tests: build
 	scripts/build-tests.sh --config $(CONFIG)
 
 # The test command (README, .ci/run): the series kernel, every suite.
-check:
+## check: selftest, then build, boot and run every suite on the series kernel
+check: selftest
 	scripts/check.sh --config $(CONFIG) $(only)
-check-base:
+## check-base: the same on the base kernel (+ the test patches)
+check-base: selftest
 	scripts/check.sh --config $(CONFIG) --base $(only)
 
 # Base and series side by side in one table.
-compare:
+## compare: check on series and base, one table with both columns
+compare: selftest
 	scripts/check.sh --config $(CONFIG) --no-report $(only)
 	scripts/check.sh --config $(CONFIG) --base --no-report $(only)
 	scripts/report.py series=build/run-series-$(CONFIG) base=build/run-base-$(CONFIG) \
 		| tee build/compare-$(CONFIG).txt
 
+## demo: from a fresh machine to RDMA on a file (DEMO_BASE=1: base too)
 demo:
 	scripts/demo.sh
 
+## lint: checkpatch --strict on the patches, shellcheck on the scripts
 lint:
 	scripts/lint.sh
 
+## bench: writeback benchmarks, base vs series, under TCG -icount
 bench:
 	scripts/bench.sh --rounds $(ROUNDS)
 
+## clean: remove kernel builds, test builds and run logs (keeps build/linux)
 clean:
 	rm -rf build/obj-* build/tests-* build/run-*

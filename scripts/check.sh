@@ -12,7 +12,10 @@ Installs missing packages, fetches the base, makes build/linux, builds the
 kernel (series, or the plain base with --base) and the tests, boots it in
 QEMU and runs all suites (or those named by --only). Logs go to
 build/run-{series,base}-CONFIG/. Prints the per-test table and
-"N passed, N failed"; exits non-zero on any failure.
+"N passed, N failed"; exits non-zero on any failure, including QEMU
+exiting non-zero, no console log, or a guest that did not finish.
+PINSAFE_ACCEL=auto|kvm|tcg selects the accelerator (scripts/run-qemu.sh).
+"make check" runs the harness self-tests (make selftest) first.
 USAGE
 }
 which=series cfg="test" only="" report=1

@@ -2,16 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0
 """Print the RDMA-on-a-file demo table from guest results.
 
-usage: scripts/demo-table.py LABEL=RUNDIR [LABEL=RUNDIR...]
+usage: scripts/demo-table.py [--kinds K1,K2,...] LABEL=RUNDIR [LABEL=RUNDIR...]
 
 Reads the "# DEMO kind=... reg=... write=... disk=..." lines that
 tests/rdma/rdma_mr prints per buffer kind, and the perftest results, from
 RUNDIR/results.log, and prints buffer kind x (registers? RDMA WRITE lands?
 on disk after fsync?) with one column group per kernel.
+
+Exits 1, and says on stderr what went wrong with the end of RUNDIR/qemu.log
+and RUNDIR/console.log, when a run did not finish (QEMU exit status in
+RUNDIR/qemu.rc not 0, no "#### PINSAFE-DONE" in results.log) or the
+scenario did not run (no DEMO rows, an expected buffer kind or the perftest
+results missing). The expected kinds are those of kinds[] in
+tests/rdma/rdma_mr.c, or --kinds.
 """
 import os
 import re
 import sys
+
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
 
 DEMO = re.compile(r'#\s*DEMO kind=(\S+) reg=(\S+) write=(\S+) disk=(\S+)')
 PERF = re.compile(r'^(not ok|ok) \d+ (perftest_write_bw_\S+)')
@@ -55,14 +64,75 @@ def load(rundir):
 	return order, rows, perf
 
 
+def expected_kinds():
+	"""The buffer kinds rdma_mr runs: the names in its kinds[] table."""
+	try:
+		src = open(os.path.join(TOP, 'tests/rdma/rdma_mr.c')).read()
+	except FileNotFoundError:
+		return []
+	table = src.partition('kinds[] = {')[2].partition('\n};')[0]
+	return re.findall(r'^\s*\{\s*"(\w+)"', table, re.M)
+
+
+def tail(path, n):
+	try:
+		with open(path, errors='replace') as f:
+			return f.read().replace('\r', '').splitlines()[-n:]
+	except FileNotFoundError:
+		return ['(missing)']
+
+
+def problems(rundir, order, perf, kinds):
+	"""What says that this run's demo did not happen, [] if nothing."""
+	bad = []
+	try:
+		rc = open(os.path.join(rundir, 'qemu.rc')).read().strip()
+	except FileNotFoundError:
+		rc = None
+	if rc is None:
+		bad.append('no qemu.rc: QEMU did not run (or not through run-qemu.sh)')
+	elif rc != '0':
+		why = ' (killed at the timeout)' if rc == '124' else ''
+		bad.append(f'QEMU exited with status {rc}{why}')
+	try:
+		results = open(os.path.join(rundir, 'results.log'), errors='replace').read()
+	except FileNotFoundError:
+		results = ''
+	if not re.search(r'^#### PINSAFE-DONE', results, re.M):
+		bad.append('the guest did not finish (no "#### PINSAFE-DONE" in results.log)')
+	if not order:
+		bad.append('no DEMO rows: the rdma_mr scenario did not run')
+	else:
+		missing = [k for k in kinds if k not in order]
+		if missing:
+			bad.append('buffer kinds missing: ' + ', '.join(missing))
+	if not perf:
+		bad.append('no perftest results: the rdma_perftest scenario did not run')
+	return bad
+
+
 def main():
-	runs = []
-	for spec in sys.argv[1:]:
+	args = sys.argv[1:]
+	kinds = None
+	if args[:1] == ['--kinds'] and len(args) > 1:
+		kinds = [k for k in args[1].split(',') if k]
+		args = args[2:]
+	if not args or args[0] in ('-h', '--help'):
+		print(__doc__)
+		return 0 if args else 2
+	if kinds is None:
+		kinds = expected_kinds()
+	runs, report = [], []
+	for spec in args:
 		label, _, d = spec.partition('=')
 		runs.append((label,) + load(d))
-	if not runs:
-		print(__doc__)
-		return 2
+		bad = problems(d, runs[-1][1], runs[-1][3], kinds)
+		if bad:
+			report.append(f'demo: {label} ({d}) FAILED:')
+			report += [f'  - {b}' for b in bad]
+			for f, n in (('qemu.log', 10), ('console.log', 15)):
+				report.append(f'  last lines of {os.path.join(d, f)}:')
+				report += [f'    | {l}' for l in tail(os.path.join(d, f), n) or ['(empty)']]
 	kinds = []
 	for r in runs:
 		kinds += [k for k in r[1] if k not in kinds]
@@ -84,6 +154,12 @@ def main():
 	for label, _, _, perf in runs:
 		for name, res in sorted(perf.items()):
 			print(f'  {label:<8} {name:<28} {res}')
+	if report:
+		sys.stdout.flush()
+		print('\n'.join([''] + report + ['demo: FAILED: the guest or the '
+			'scenario did not run to the end, the table above is incomplete']),
+		      file=sys.stderr)
+		return 1
 	return 0
 
 

@@ -14,6 +14,10 @@ ext4 and xfs memory, RDMA WRITE into it, fsync, and a check of the blocks
 on disk. Prints buffer kind x (registers? WRITE lands? on disk?). With
 DEMO_BASE=1, or when the base kernel is already built (make compare),
 the base kernel runs the same scenario and is shown side by side.
+Exits non-zero, with the end of the QEMU and console logs, if a guest did
+not run to the end or the scenario did not run. QEMU uses KVM only when a
+probe guest runs under it, else TCG; PINSAFE_ACCEL=kvm|tcg overrides
+(scripts/run-qemu.sh --help).
 USAGE
 }
 [[ ${1:-} == --help ]] && { usage; exit 0; }
@@ -37,4 +41,5 @@ for which in "${kernels[@]}"; do
 	runs+=("$which=$BUILD/demo-$which")
 done
 echo
-"$TOP/scripts/demo-table.py" "${runs[@]}"
+"$TOP/scripts/demo-table.py" "${runs[@]}" ||
+	die "the demo did not run to the end (see above); logs in $BUILD/demo-*/"

@@ -2,22 +2,28 @@
 # SPDX-License-Identifier: GPL-2.0
 """Turn guest logs into a per-test table and a closing "N passed, N failed".
 
-usage: scripts/report.py [--tree LINUX] [--log FILE] LABEL=RUNDIR [LABEL=RUNDIR...]
+usage: scripts/report.py [--tree LINUX] [--parser auto|tree|builtin]
+                         LABEL=RUNDIR [LABEL=RUNDIR...]
 
 Each RUNDIR holds console.log (kernel console, with the boot-time KUnit
-KTAP) and results.log (userspace suites between PINSAFE markers), written by
-scripts/run-qemu.sh. KTAP is parsed with the tree's own
-tools/testing/kunit/kunit_parser.py. The first LABEL is the kernel under
-test: the exit status is non-zero if any of its tests failed or crashed, if
-its console shows a warning splat, or if the guest did not finish. Further
+KTAP), results.log (userspace suites between PINSAFE markers), qemu.log and
+qemu.rc, written by scripts/run-qemu.sh. KTAP is parsed with the tree's own
+tools/testing/kunit/kunit_parser.py (--tree, default build/linux) when it
+exists, else (or with --parser builtin) with a small built-in port of the
+same algorithm, so the harness self-tests run before any build. The first
+LABEL is the kernel under test: the exit status is non-zero if any of its
+tests failed or crashed, if its console shows a warning splat or is
+missing, if QEMU exited non-zero, or if the guest did not finish. Further
 LABELs (e.g. base) are shown side by side for comparison.
 """
 
 import argparse
+import enum
 import io
 import os
 import re
 import sys
+import types
 
 SPLATS = re.compile(r'(WARNING:|BUG:|KASAN:|UBSAN:|Oops|Kernel panic|'
 		    r'general protection fault|possible circular locking|'
@@ -29,14 +35,256 @@ SUITE_END = re.compile(r'^#### PINSAFE-END (\S+) rc=(\d+)')
 CHANGE_TAG = 'EXPECTED-TO-CHANGE'
 
 
-def load_parser(tree):
+def load_tree_parser(tree):
 	sys.path.insert(0, os.path.join(tree, 'tools/testing/kunit'))
 	import kunit_parser  # noqa: E402
 	import kunit_printer  # noqa: E402
 	quiet = io.StringIO()
 	kunit_printer.stdout._output = quiet
 	kunit_parser.stdout._output = quiet
-	return kunit_parser, quiet
+	return kunit_parser
+
+
+# A minimal KTAP parser for when build/linux does not exist yet (fresh
+# clone, harness self-tests). It is a port of the parts of
+# tools/testing/kunit/kunit_parser.py that this script uses: the same
+# statuses, the same tree of Test objects (name, status, subtests, log,
+# counts.errors), the same rules for plans, "# Subtest:" headers, SKIP,
+# missing results (CRASHED) and prefixes such as printk timestamps.
+# scripts/harness_test.py runs the recorded logs through both parsers.
+
+class TestStatus(enum.Enum):
+	SUCCESS = enum.auto()
+	FAILURE = enum.auto()
+	SKIPPED = enum.auto()
+	TEST_CRASHED = enum.auto()
+	NO_TESTS = enum.auto()
+	FAILURE_TO_PARSE_TESTS = enum.auto()
+
+
+class KtapCounts:
+	def __init__(self):
+		self.passed = self.failed = self.crashed = 0
+		self.skipped = self.errors = 0
+
+	def total(self):
+		return self.passed + self.failed + self.crashed + self.skipped
+
+	def add_counts(self, o):
+		self.passed += o.passed
+		self.failed += o.failed
+		self.crashed += o.crashed
+		self.skipped += o.skipped
+		self.errors += o.errors
+
+	def add_status(self, st):
+		if st == TestStatus.SUCCESS:
+			self.passed += 1
+		elif st == TestStatus.FAILURE:
+			self.failed += 1
+		elif st == TestStatus.SKIPPED:
+			self.skipped += 1
+		elif st != TestStatus.NO_TESTS:
+			self.crashed += 1
+
+	def get_status(self):
+		if self.total() == 0:
+			return TestStatus.NO_TESTS
+		if self.crashed:
+			return TestStatus.TEST_CRASHED
+		if self.failed:
+			return TestStatus.FAILURE
+		if self.passed:
+			return TestStatus.SUCCESS
+		return TestStatus.SKIPPED
+
+
+class KtapTest:
+	def __init__(self):
+		self.status = TestStatus.TEST_CRASHED
+		self.name = ''
+		self.expected_count = 0
+		self.subtests = []
+		self.log = []
+		self.counts = KtapCounts()
+
+
+K_START = re.compile(r'\s*KTAP version ([0-9]+)$')
+T_START = re.compile(r'\s*TAP version ([0-9]+)$')
+K_END = re.compile(r'\s*(List of all partitions:|'
+		   r'Kernel panic - not syncing: VFS:|reboot: System halted)')
+K_EXEC_ERR = re.compile(r'\s*kunit executor: (.*)$')
+K_HEADER = re.compile(r'^\s*# Subtest: (.*)$')
+K_PLAN = re.compile(r'^\s*1\.\.([0-9]+)')
+K_RESULT = re.compile(r'^\s*(ok|not ok) ([0-9]+) (- )?([^#]*)( # .*)?$')
+K_SKIP = re.compile(r'^\s*(ok|not ok) ([0-9]+) (- )?(.*) # SKIP(.*)$')
+K_NOT_DIAG = (K_RESULT, K_HEADER, K_START, T_START, K_PLAN)
+
+
+class KtapLines:
+	def __init__(self, lines):
+		self.lines, self.i = lines, 0
+
+	def __bool__(self):
+		return self.i < len(self.lines)
+
+	def peek(self):
+		return self.lines[self.i] if self else ''
+
+	def pop(self):
+		self.i += 1
+		return self.lines[self.i - 1]
+
+
+def ktap_isolate(output):
+	out, prefix = [], None
+	for line in output:
+		line = line.rstrip()
+		if prefix is None:
+			for start, word in ((K_START, 'KTAP version'), (T_START, 'TAP version')):
+				if start.search(line):
+					prefix = len(line.split(word)[0])
+					out.append(line[prefix:])
+					break
+			else:
+				if K_EXEC_ERR.search(line):
+					out.append(line)
+		elif K_END.search(line):
+			break
+		else:
+			out.append(line[prefix:])
+	return KtapLines(out)
+
+
+def ktap_diagnostic(ls):
+	log = []
+	while ls and not any(r.match(ls.peek()) for r in K_NOT_DIAG):
+		log.append(ls.pop())
+	return log
+
+
+def ktap_name_match(ls, test):
+	m = K_RESULT.match(ls.peek())
+	return bool(m) and m.group(4) == test.name
+
+
+def ktap_result(ls, test, num):
+	m = K_RESULT.match(ls.peek())
+	if not m:
+		return
+	skip = K_SKIP.match(ls.pop())
+	test.name = skip.group(4) if skip else m.group(4)
+	if int(m.group(2)) != num:
+		test.counts.errors += 1
+	if skip:
+		test.status = TestStatus.SKIPPED
+	elif m.group(1) == 'ok':
+		test.status = TestStatus.SUCCESS
+	else:
+		test.status = TestStatus.FAILURE
+
+
+def ktap_version(ls):
+	if K_START.match(ls.peek()) or T_START.match(ls.peek()):
+		ls.pop()
+		return True
+	return False
+
+
+def ktap_plan(ls, test):
+	m = K_PLAN.match(ls.peek())
+	test.expected_count = int(m.group(1)) if m else None
+	if m:
+		ls.pop()
+
+
+def ktap_parse_test(ls, num, log, is_subtest):
+	test = KtapTest()
+	test.log += log + ktap_diagnostic(ls)
+	if not is_subtest:
+		test.name = 'main'
+		ktap_version(ls)
+		test.log += ktap_diagnostic(ls)
+		ktap_plan(ls, test)
+		parent = True
+	else:
+		version = ktap_version(ls)
+		m = K_HEADER.match(ls.peek())
+		if m:
+			test.name = m.group(1)
+			ls.pop()
+		parent = version or bool(m)
+		if parent:
+			test.log += ktap_diagnostic(ls)
+			ktap_plan(ls, test)
+	expected, n = test.expected_count, 1
+	while parent and (expected is None or n <= expected):
+		sub_log = ktap_diagnostic(ls)
+		sub = KtapTest()
+		if not ls or (is_subtest and ktap_name_match(ls, test)):
+			if expected and n <= expected:
+				test.counts.errors += 1		# missing subtest
+				sub.log += sub_log
+				test.counts.add_status(TestStatus.TEST_CRASHED)
+			else:
+				test.log += sub_log
+				break
+		else:
+			at = ls.i
+			sub = ktap_parse_test(ls, n, sub_log, True)
+			if ls.i == at:		# nothing consumed: stray line
+				ls.pop()
+		test.subtests.append(sub)
+		n += 1
+	if is_subtest:
+		test.log += ktap_diagnostic(ls)
+		if test.name and not ktap_name_match(ls, test):
+			test.counts.errors += 1		# missing result line
+		else:
+			ktap_result(ls, test, num)
+	if parent and not test.subtests and test.status in (
+			TestStatus.TEST_CRASHED, TestStatus.SUCCESS):
+		test.status = TestStatus.NO_TESTS
+		test.counts.errors += 1
+	for t in test.subtests:
+		test.counts.add_counts(t.counts)
+	if test.counts.total() == 0:
+		test.counts.add_status(test.status)
+	elif test.counts.get_status() == TestStatus.TEST_CRASHED:
+		test.status = TestStatus.TEST_CRASHED
+	return test
+
+
+def ktap_parse_run_tests(output):
+	ls = ktap_isolate(output)
+	if not ls:
+		test = KtapTest()
+		test.name = '<missing>'
+		test.counts.errors += 1
+		test.status = TestStatus.FAILURE_TO_PARSE_TESTS
+		return test
+	test = ktap_parse_test(ls, 0, [], False)
+	if test.status != TestStatus.NO_TESTS:
+		test.status = test.counts.get_status()
+	return test
+
+
+BUILTIN = types.SimpleNamespace(TestStatus=TestStatus,
+				parse_run_tests=ktap_parse_run_tests)
+
+
+def load_parser(tree, which='auto'):
+	"""The tree's kunit_parser, or the built-in one (with a note on
+	stderr when auto had to fall back)."""
+	have = os.path.isfile(os.path.join(tree, 'tools/testing/kunit/kunit_parser.py'))
+	if which == 'builtin' or (which == 'auto' and not have):
+		if which == 'auto':
+			print(f'report: no {tree}/tools/testing/kunit/kunit_parser.py, '
+			      'using the built-in KTAP parser', file=sys.stderr)
+		return BUILTIN
+	if not have:
+		sys.exit(f'report: no kunit_parser.py in {tree}')
+	return load_tree_parser(tree)
 
 
 class Run:
@@ -62,14 +310,19 @@ def read(path):
 		return []
 
 
-def leaves(test, prefix):
-	"""Yield (name, test) for each leaf test case of a parsed KTAP tree."""
-	name = f'{prefix}.{test.name}' if prefix and test.name else (test.name or prefix)
+def leaves(test, prefix, num=0):
+	"""Yield (name, test) for each leaf test case of a parsed KTAP tree.
+	A test whose result line never came (the output stopped: crash,
+	timeout) has no name: call it "<missing N>" after its number."""
+	if test.name:
+		name = f'{prefix}.{test.name}' if prefix else test.name
+	else:
+		name = f'{prefix}.<missing {num}>' if num else prefix
 	if not test.subtests:
 		yield name, test
 		return
-	for sub in test.subtests:
-		yield from leaves(sub, name)
+	for i, sub in enumerate(test.subtests, 1):
+		yield from leaves(sub, name, i)
 
 
 def status_of(kp, test):
@@ -107,10 +360,12 @@ def add_ktap(kp, run, lines, prefix):
 		run.add(prefix, 'FAIL', 'no KTAP output')
 		return
 	# A plain KTAP document is one level; KUnit's is suites -> cases.
-	for sub in top.subtests:
-		for name, t in leaves(sub, prefix):
+	for i, sub in enumerate(top.subtests, 1):
+		for name, t in leaves(sub, prefix, i):
 			name = unique_name(run, prefix, name, t)
 			note = 'expected to change' if any(CHANGE_TAG in l for l in t.log) else ''
+			if not t.name:
+				note = 'no result line: output stopped (crash or timeout)'
 			run.add(name, status_of(kp, t), note)
 	if top.counts.errors and not top.subtests:
 		run.add(prefix, 'FAIL', 'unparsable KTAP')
@@ -134,8 +389,13 @@ def expected_warnings_removed(lines):
 def parse_run(kp, run):
 	console = read(os.path.join(run.dir, 'console.log'))
 	results = read(os.path.join(run.dir, 'results.log'))
-	if not console:
-		run.problems.append('no console log')
+	qemu_rc = read(os.path.join(run.dir, 'qemu.rc'))
+	if qemu_rc and qemu_rc[0].strip() != '0':
+		rc = qemu_rc[0].strip()
+		why = 'killed at the timeout' if rc == '124' else 'QEMU failed'
+		run.add('qemu.exit', 'FAIL', f'qemu rc={rc}: {why}')
+		for l in read(os.path.join(run.dir, 'qemu.log'))[-10:]:
+			run.problems.append(('qemu', l.strip()))
 	# Boot-time KUnit suites.
 	if any('KTAP version' in l for l in console):
 		add_ktap(kp, run, console, 'kunit')
@@ -162,25 +422,34 @@ def parse_run(kp, run):
 		if cur:
 			body.append(line)
 	if cur:
-		run.add(cur, 'CRASH', 'suite output ended without an end marker')
+		if body:
+			add_ktap(kp, run, body, cur)
+		run.add(cur + '.end', 'CRASH', 'suite output ended without an end marker')
 	done = any(l.startswith('#### PINSAFE-DONE') for l in results)
 	run.add('guest.finished', 'PASS' if done else 'FAIL',
 		'' if done else 'guest crashed or timed out before the end')
 	splats = [l for l in expected_warnings_removed(console)
 		  if SPLATS.search(l)]
-	run.add('kernel.no_splats', 'FAIL' if splats else 'PASS',
-		splats[0].strip()[:70] if splats else '')
+	if not any(l.strip() for l in console):
+		# Nothing to look at is not "no splats".
+		run.add('kernel.no_splats', 'FAIL', 'no console log')
+	else:
+		run.add('kernel.no_splats', 'FAIL' if splats else 'PASS',
+			splats[0].strip()[:70] if splats else '')
 	for l in splats[:20]:
-		run.problems.append(l.strip())
+		run.problems.append(('console', l.strip()))
 
 
 def main():
 	ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
 	ap.add_argument('--tree', default=os.path.join(
 		os.path.dirname(os.path.abspath(__file__)), '..', 'build', 'linux'))
+	ap.add_argument('--parser', choices=('auto', 'tree', 'builtin'),
+			default='auto', help='KTAP parser: the tree\'s '
+			'kunit_parser.py, the built-in one, or the tree\'s if it exists')
 	ap.add_argument('runs', nargs='+', metavar='LABEL=RUNDIR')
 	args = ap.parse_args()
-	kp, _ = load_parser(args.tree)
+	kp = load_parser(args.tree, args.parser)
 
 	runs = []
 	for spec in args.runs:
@@ -213,8 +482,8 @@ def main():
 		print(f'{n:<{w}}  ' + '  '.join(f'{c:<6}' for c in cols) + f'  {note}')
 	print()
 	for r in runs:
-		for p in r.problems[:10]:
-			print(f'[{r.label}] console: {p}')
+		for where, p in r.problems[:20]:
+			print(f'[{r.label}] {where}: {p}')
 	st = [s for s, _ in main_run.results.values()]
 	passed = st.count('PASS')
 	failed = st.count('FAIL') + st.count('CRASH')
