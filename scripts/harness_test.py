@@ -90,6 +90,7 @@ def rows(out):
 
 class ReportTest(unittest.TestCase):
 	parser = 'builtin'
+	maxDiff = None
 
 	def check(self, case):
 		rc, out, err = report(case, self.parser)
@@ -174,6 +175,8 @@ class ParsersAgreeTest(unittest.TestCase):
 
 
 class DemoTableTest(unittest.TestCase):
+	maxDiff = None
+
 	def demo(self, case):
 		d = os.path.relpath(os.path.join(DATA, 'demo', case), TOP)
 		rc, out, err = run('scripts/demo-table.py', '--kinds', DEMO_KINDS,
