@@ -131,7 +131,11 @@ rc=0
 wait "$qpid" || rc=$?
 echo "$(( $(date +%s) - start ))" > "$out/seconds"
 (( rc == 124 )) && say "QEMU killed after ${tmo}s timeout"
-say "guest finished in $(cat "$out/seconds")s (qemu rc=$rc)"
+if (( rc == 0 )); then
+	say "guest finished in $(cat "$out/seconds")s (qemu rc=0)"
+else
+	say "QEMU ended after $(cat "$out/seconds")s with status $rc"
+fi
 rm -f "$out"/*.img
 echo "$rc" > "$out/qemu.rc"
 if (( rc != 0 )); then
