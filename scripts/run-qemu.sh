@@ -131,15 +131,12 @@ rc=0
 wait "$qpid" || rc=$?
 echo "$(( $(date +%s) - start ))" > "$out/seconds"
 (( rc == 124 )) && say "QEMU killed after ${tmo}s timeout"
+rm -f "$out"/*.img
+echo "$rc" > "$out/qemu.rc"
 if (( rc == 0 )); then
 	say "guest finished in $(cat "$out/seconds")s (qemu rc=0)"
 else
-	say "QEMU ended after $(cat "$out/seconds")s with status $rc"
-fi
-rm -f "$out"/*.img
-echo "$rc" > "$out/qemu.rc"
-if (( rc != 0 )); then
-	say "QEMU exited with status $rc; last lines of $out/qemu.log:"
+	say "QEMU ended after $(cat "$out/seconds")s with status $rc; last lines of $out/qemu.log:"
 	tail -n 15 "$out/qemu.log" | sed 's/^/   qemu: /' >&2
 fi
 exit 0
