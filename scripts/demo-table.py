@@ -136,6 +136,11 @@ def main():
 	kinds = []
 	for r in runs:
 		kinds += [k for k in r[1] if k not in kinds]
+	if not kinds and report:
+		# Nothing ran: no empty table that looks like a result.
+		print('\n'.join(report), file=sys.stderr)
+		print('demo: FAILED: no buffer kind ran, there is no table', file=sys.stderr)
+		return 1
 	width = max([len('buffer kind')] + [len(k) for k in kinds])
 	head = f'{"buffer kind":<{width}}'
 	for label, *_ in runs:

@@ -193,6 +193,7 @@ class DemoTableTest(unittest.TestCase):
 
 	def test_failed(self):
 		err = self.demo('failed')
+		self.assertEqual(expected('demo', 'failed')[0], '', 'no empty table')
 		for want in ('QEMU exited with status 134', 'no DEMO rows',
 			     'did not finish', 'failed to set MSR 0x10a',
 			     'console.log', 'demo: FAILED'):
