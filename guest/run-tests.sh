@@ -53,7 +53,8 @@ suite() {
 
 setup_disks() {
 	mkdir -p "$PINSAFE_MNT_EXT4" "$PINSAFE_MNT_XFS" "$PINSAFE_MNT_TMPFS"
-	if ! mkfs.ext4 -q -F "$PINSAFE_DEV_EXT4" ||
+	# verity: pin_writeback checks that fs-verity refuses a pinned file
+	if ! mkfs.ext4 -q -F -O verity "$PINSAFE_DEV_EXT4" ||
 	   ! mount -t ext4 "$PINSAFE_DEV_EXT4" "$PINSAFE_MNT_EXT4"; then
 		log "ext4 scratch disk setup failed"
 	fi
