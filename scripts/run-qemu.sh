@@ -105,9 +105,12 @@ append+=" pinsafe_dir=$TOP pinsafe_bin=$bin pinsafe_timeout=600"
 # Under TCG a debug (KASAN) kernel can spend 5-6 s per ACPI interrupt link
 # on one vCPU without scheduling, while the other waits in stop_machine()
 # to switch to the refined TSC clocksource: a 26 s "soft lockup" at boot
-# that is emulation speed, not a hang. Allow 120 s (2 x watchdog_thresh);
-# real hangs still end the run, and hung tasks are reported as before.
-[[ $accel_mode == tcg ]] && append+=" watchdog_thresh=60"
+# that is emulation speed, not a hang. Allow 120 s (2 x watchdog_thresh)
+# and 100 s for RCU stalls, which the same wait trips (a grace period
+# cannot start meanwhile); real hangs still end the run, and hung tasks
+# are reported as before.
+[[ $accel_mode == tcg ]] &&
+	append+=" watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=100"
 
 say "booting $(basename "$kernel") (${accel[1]}), logs in $out"
 start=$(date +%s)
