@@ -7,8 +7,8 @@ set -euo pipefail
 usage() {
 	cat <<'USAGE'
 usage: scripts/lint.sh [--help]
-Runs the tree's scripts/checkpatch.pl --strict on patches/NNNN-*.patch,
-checks each patch carries the project's Signed-off-by, and runs
+Runs the tree's scripts/checkpatch.pl --strict on patches/NNNN-*.patch
+(the cover letter too), checks each patch carries the project's Signed-off-by, and runs
 shellcheck on scripts/, guest/ and tests/. Needs build/linux (make tree).
 USAGE
 }
@@ -19,11 +19,12 @@ export PATH=/usr/bin:/bin:$PATH
 
 fail=0
 for p in "$TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch; do
-	[[ $(basename "$p") == 0000-* ]] && continue
 	if ! out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --terse "$p" 2>&1); then
 		echo "$out"
 		fail=1
 	fi
+	# The cover letter is checked for style only (checkpatch above).
+	[[ $(basename "$p") == 0000-* ]] ||
 	grep -q '^Signed-off-by: pinsafe developers <dev@pinsafe.invalid>$' "$p" ||
 		{ echo "$p: missing Signed-off-by"; fail=1; }
 	echo "checkpatch: $(basename "$p"): ${out:-clean}"
