@@ -8,6 +8,8 @@
 #   pinsafe_dir   the project checkout (on the 9p root)
 #   pinsafe_bin   the built test binaries (mm/, rdma/)
 #   pinsafe_only  comma-separated suite name prefixes to run (default: all)
+#   pinsafe_filter comma-separated test names: pin_writeback runs only those
+#                 (pin_writeback -t NAME for each; default: all)
 set -u
 
 RESULTS=/dev/ttyS1
@@ -16,6 +18,7 @@ SUITE_TIMEOUT=${pinsafe_timeout:-600}
 pinsafe_dir=${pinsafe_dir:?pinsafe_dir not set}
 pinsafe_bin=${pinsafe_bin:?pinsafe_bin not set}
 only=${pinsafe_only:-}
+filter=${pinsafe_filter:-}
 
 export PINSAFE_TESTBIN="$pinsafe_bin/rdma"
 export PINSAFE_DEV_EXT4=/dev/vda PINSAFE_DEV_XFS=/dev/vdb
@@ -23,6 +26,10 @@ export PINSAFE_MNT_EXT4=/mnt/ext4 PINSAFE_MNT_XFS=/mnt/xfs
 export PINSAFE_MNT_TMPFS=/mnt/tmpfs
 # ext4 on dm-integrity (crc32c, no journal): a device that needs stable pages
 export PINSAFE_DEV_INTEG=/dev/vdc PINSAFE_MNT_INTEG=/mnt/integ
+# ext4 on md raid5 over loop devices in a tmpfs (skip_copy: stable pages)
+export PINSAFE_MNT_RAID5=/mnt/raid5
+# The pin_writeback tests run on raid5 unless --filter names others.
+PW_RAID5_TESTS="-t bounce_forward_progress -t stable_during_writeback -t quiesced_pages_whole -t lost_write"
 
 log() { echo "pinsafe: $*" > /dev/console; }
 
@@ -43,6 +50,7 @@ suite() {
 	start=$(date +%s)
 	timeout -k 10 "$SUITE_TIMEOUT" "$@" > /tmp/suite.out 2>&1
 	rc=$?
+	fault_injection_off
 	log "suite $name: rc=$rc in $(( $(date +%s) - start ))s"
 	{
 		echo "#### PINSAFE-SUITE $name"
@@ -64,6 +72,15 @@ setup_disks() {
 	fi
 	mount -t tmpfs -o size=512m tmpfs "$PINSAFE_MNT_TMPFS"
 	setup_integrity
+	setup_raid5
+}
+
+# A test killed while it injected page allocation failures must not leave
+# them on for the next suite.
+fault_injection_off() {
+	f=/sys/kernel/debug/fail_page_alloc/probability
+	[ -w "$f" ] && echo 0 > "$f"
+	return 0
 }
 
 # dm-integrity without a journal, so a page that changes while it is being
@@ -85,6 +102,40 @@ setup_integrity() {
 		return 1
 	fi
 	log "dm-integrity: stable_writes=$(cat /sys/block/dm-0/queue/stable_writes)"
+}
+
+# raid5 (3 x 64 MiB loop devices over a tmpfs) with ext4. raid5 needs
+# stable pages only with skip_copy (it then computes parity from the page
+# cache pages themselves): turn it on. Only when its suite is selected.
+setup_raid5() {
+	mkdir -p "$PINSAFE_MNT_RAID5"
+	selected pin_writeback_raid5 || return 0
+	if ! command -v mdadm > /dev/null; then
+		log "raid5: no mdadm on the host (scripts/deps.sh installs it)"
+		return 0
+	fi
+	mkdir -p /run/raid5
+	mount -t tmpfs -o size=200m tmpfs /run/raid5
+	devs=""
+	for i in 0 1 2; do
+		truncate -s 64M "/run/raid5/d$i.img"
+		d=$(losetup --find --show "/run/raid5/d$i.img") || {
+			log "raid5: losetup failed"
+			return 1
+		}
+		devs="$devs $d"
+	done
+	# shellcheck disable=SC2086 # one word per loop device
+	if ! MDADM_NO_UDEV=1 mdadm --create /dev/md0 --level=5 \
+		--raid-devices=3 --run --assume-clean --metadata=1.2 $devs \
+		> /tmp/mdadm.out 2>&1 ||
+	   ! echo 1 > /sys/block/md0/md/skip_copy ||
+	   ! mkfs.ext4 -q -F /dev/md0 ||
+	   ! mount -t ext4 /dev/md0 "$PINSAFE_MNT_RAID5"; then
+		log "raid5 scratch disk setup failed: $(tr '\n' ' ' < /tmp/mdadm.out)"
+		return 1
+	fi
+	log "raid5: stable_writes=$(cat /sys/block/md0/queue/stable_writes) skip_copy=$(cat /sys/block/md0/md/skip_copy)"
 }
 
 setup_rdma() {
@@ -126,11 +177,18 @@ main() {
 		(cd "/mnt/$fs" && suite "gup_longterm_$fs" "$pinsafe_bin/mm/gup_longterm")
 	done
 	# Writeback of pinned page cache (needs the series' gup_test device).
-	for fs in ext4 xfs tmpfs integ; do
+	pw_args=""
+	for t in $(echo "$filter" | tr ',' ' '); do
+		pw_args="$pw_args -t $t"
+	done
+	for fs in ext4 xfs tmpfs integ raid5; do
 		[ -x "$pinsafe_bin/mm/pin_writeback" ] || break
 		mountpoint -q "/mnt/$fs" || continue
 		selected "pin_writeback_$fs" || continue
-		(cd "/mnt/$fs" && suite "pin_writeback_$fs" "$pinsafe_bin/mm/pin_writeback")
+		args=$pw_args
+		[ "$fs" = raid5 ] && [ -z "$args" ] && args=$PW_RAID5_TESTS
+		# shellcheck disable=SC2086 # one word per -t and test name
+		(cd "/mnt/$fs" && suite "pin_writeback_$fs" "$pinsafe_bin/mm/pin_writeback" $args)
 	done
 	if [ -f "$pinsafe_dir/tests/rdma/suites.sh" ]; then
 		# shellcheck source-path=SCRIPTDIR/..
@@ -151,7 +209,7 @@ main() {
 		;;
 	esac
 	echo 1 > /proc/sys/vm/stat_refresh 2>/dev/null
-	log "vmstat: $(grep -E 'nr_pinned|nr_foll_pin' /proc/vmstat | tr '\n' ' ')"
+	log "vmstat: $(grep -E 'pinned|nr_foll_pin' /proc/vmstat | tr '\n' ' ')"
 	dmesg > /tmp/dmesg.txt
 	log "all suites done"
 	echo "#### PINSAFE-DONE" > "$RESULTS"

@@ -17,7 +17,7 @@ PKGS=(
 	cpio kmod rsync python3 git xz-utils
 	# guest and disks
 	qemu-system-x86 busybox-static e2fsprogs xfsprogs util-linux
-	coreutils cryptsetup-bin dmsetup iproute2
+	coreutils cryptsetup-bin dmsetup iproute2 mdadm
 	# selftests
 	liburing-dev libcap-dev libnuma-dev
 	# rdma-core userspace

@@ -7,7 +7,7 @@ set -euo pipefail
 usage() {
 	cat <<'USAGE'
 usage: scripts/run-qemu.sh --kernel BZIMAGE --bin TESTBIN --out DIR
-                           [--only SUITES] [--timeout SECONDS]
+                           [--only SUITES] [--filter TESTS] [--timeout SECONDS]
                            [--icount OPTS] [--help]
 Boots BZIMAGE (2 vCPUs, 2 GiB) with the host's / shared read-only over 9p and
 guest/init as PID 1. Fresh scratch disks become ext4 (/dev/vda, 1 GiB),
@@ -15,7 +15,10 @@ xfs (/dev/vdb, 1 GiB) and ext4 on dm-integrity (/dev/vdc, 128 MiB) in the
 guest. The kernel console goes to
 DIR/console.log, the suites' KTAP to DIR/results.log (second serial port).
 --only takes comma-separated suite name prefixes (gup_test, gup_longterm,
-rdma...). The VM is killed after --timeout seconds (default 1800).
+rdma...). --filter takes comma-separated kselftest test names (e.g.
+dirty_limit_strictlimit,pinned_dirty_exact): pin_writeback then runs only
+those (pin_writeback -t NAME for each; the guest's pinsafe_filter). The VM is
+killed after --timeout seconds (default 1800).
 --icount OPTS (TCG only, e.g. shift=0,sleep=off) ties the guest clock to
 the number of instructions executed, so timings in the guest do not
 depend on how busy the host is (make bench uses it).
@@ -33,7 +36,7 @@ printed. The exit status is 0 either way: scripts/report.py and
 scripts/demo-table.py judge the run.
 USAGE
 }
-kernel="" bin="" out="" only="" tmo=1800 icount=""
+kernel="" bin="" out="" only="" filter="" tmo=1800 icount=""
 while (( $# )); do
 	case $1 in
 	--help) usage; exit 0 ;;
@@ -41,6 +44,7 @@ while (( $# )); do
 	--bin) bin=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
+	--filter) filter=$2; shift 2 ;;
 	--timeout) tmo=$2; shift 2 ;;
 	--icount) icount=$2; shift 2 ;;
 	*) usage >&2; exit 2 ;;
@@ -102,6 +106,9 @@ append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
 append+=" init=$TOP/guest/init panic=-1 softlockup_panic=1 printk.time=1"
 append+=" pinsafe_dir=$TOP pinsafe_bin=$bin pinsafe_timeout=600"
 [[ -n $only ]] && append+=" pinsafe_only=$only"
+[[ $filter =~ ^[A-Za-z0-9_.,-]*$ ]] ||
+	die "--filter takes comma-separated test names, not '$filter'"
+[[ -n $filter ]] && append+=" pinsafe_filter=$filter"
 # Under TCG a debug (KASAN) kernel can spend 5-6 s per ACPI interrupt link
 # on one vCPU without scheduling, while the other waits in stop_machine()
 # to switch to the refined TSC clocksource: a 26 s "soft lockup" at boot

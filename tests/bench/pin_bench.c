@@ -134,8 +134,8 @@ static double bench_wb(const char *dir, size_t size, int gup_fd, long *kept,
 	}
 	if (fsync(fd))
 		die("fsync");
-	*kept = vmstat("nr_pinned_kept_dirty");
-	*bounced = vmstat("nr_pinned_bounced");
+	*kept = vmstat("pinned_kept_dirty");
+	*bounced = vmstat("pinned_bounced");
 	for (r = 0; r < REPEAT; r++) {
 		double t;
 
@@ -156,9 +156,9 @@ static double bench_wb(const char *dir, size_t size, int gup_fd, long *kept,
 			best = t;
 	}
 	if (*kept >= 0)
-		*kept = vmstat("nr_pinned_kept_dirty") - *kept;
+		*kept = vmstat("pinned_kept_dirty") - *kept;
 	if (*bounced >= 0)
-		*bounced = vmstat("nr_pinned_bounced") - *bounced;
+		*bounced = vmstat("pinned_bounced") - *bounced;
 	if (gup_fd >= 0) {
 		__u32 flags = 0;
 
