@@ -107,6 +107,13 @@ class ReportTest(unittest.TestCase):
 		self.assertEqual(r['gup_test.gup_test_tmpfs_L'][0], 'SKIP')
 		self.assertIn('gup_longterm_ext4.R/W longterm GUP pin in MAP_SHARED '
 			      'file mapping ... with memfd', r)
+		# A skip without a description must not shift later results.
+		self.assertEqual(r['gup_longterm_ext4.R/W longterm GUP pin in '
+				   'MAP_SHARED file mapping ... with memfd hugetlb '
+				   '(1048576 kB)'][0], 'SKIP')
+		self.assertEqual(r['gup_longterm_ext4.R/W longterm GUP pin in '
+				   'MAP_SHARED file mapping ... with local tmpfile'][0],
+				 'PASS')
 		self.assertEqual(r['kernel.no_splats'][0], 'PASS')
 		self.assertTrue(out.endswith('10 passed, 0 failed\n'))
 
