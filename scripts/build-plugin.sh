@@ -1,0 +1,76 @@
+#!/bin/bash
+# Build the insn_window QEMU TCG plugin (instruction counts for make bench).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	cat <<'USAGE'
+usage: scripts/build-plugin.sh [--help]
+Builds scripts/qemu-plugin/insn_window.c into build/qemu-plugin/insn_window.so
+and prints its path. The plugin API header (qemu-plugin.h) is in no Debian
+binary package, only in the qemu source package: the first run takes it
+from the source of the installed qemu-system-x86 (apt-get source
+--download-only; when apt knows no deb-src for Debian yet, it adds
+/etc/apt/sources.list.d/pinsafe-src.{sources,list}, the deb-src twins of
+the configured Debian entries, and runs apt-get update) and keeps it in
+build/qemu-plugin/include/.
+USAGE
+}
+[[ ${1:-} == --help ]] && { usage; exit 0; }
+(( $# == 0 )) || { usage >&2; exit 2; }
+
+out=$BUILD/qemu-plugin
+hdr=$out/include/qemu-plugin.h
+SUDO=
+(( EUID != 0 )) && SUDO=sudo
+
+# add_deb_src: deb-src entries for every configured Debian deb entry.
+add_deb_src() {
+	local d=/etc/apt/sources.list.d f tmp
+	tmp=$(mktemp -d)
+	# deb822: each stanza of Types: deb on a Debian URI, as deb-src.
+	for f in "$d"/*.sources; do
+		[[ -f $f && $f != */pinsafe-src.sources ]] || continue
+		awk 'BEGIN { RS = ""; ORS = "\n\n" }
+		     /(^|\n)Types:[^\n]*deb( |\n|$)/ && /URIs:[^\n]*debian/ {
+			sub(/(^|\n)Types:[^\n]*/, "\nTypes: deb-src"); sub(/^\n/, "")
+			print }' "$f" >> "$tmp/src.sources"
+	done
+	# one-line style
+	for f in /etc/apt/sources.list "$d"/*.list; do
+		[[ -f $f && $f != */pinsafe-src.list ]] || continue
+		awk '$1 == "deb" && /debian/ { $1 = "deb-src"; print }' "$f" >> "$tmp/src.list"
+	done
+	[[ -s $tmp/src.sources || -s $tmp/src.list ]] ||
+		die "no Debian deb entry in /etc/apt to make a deb-src entry from"
+	[[ -s $tmp/src.sources ]] && $SUDO cp "$tmp/src.sources" "$d/pinsafe-src.sources"
+	[[ -s $tmp/src.list ]] && $SUDO cp "$tmp/src.list" "$d/pinsafe-src.list"
+	rm -rf "$tmp"
+	say "added deb-src entries ($d/pinsafe-src.*); apt-get update"
+	$SUDO apt-get update -q >&2
+}
+
+if [[ ! -f $hdr ]]; then
+	ver=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null) ||
+		die "qemu-system-x86 is not installed (scripts/deps.sh)"
+	if ! apt-cache showsrc qemu 2>/dev/null | grep -xF "Version: $ver" > /dev/null; then
+		add_deb_src
+		apt-cache showsrc qemu 2>/dev/null | grep -xF "Version: $ver" > /dev/null ||
+			die "apt has no source for qemu $ver even with deb-src entries"
+	fi
+	say "fetching the qemu $ver source package for qemu-plugin.h"
+	rm -rf "$out/src"
+	mkdir -p "$out/src" "$out/include"
+	(cd "$out/src" && apt-get source --download-only -q "qemu=$ver" >&2)
+	tar -xJf "$out"/src/qemu_*.orig.tar.xz -C "$out/src" --wildcards \
+		'*/include/qemu/qemu-plugin.h'
+	cp "$out"/src/qemu-*/include/qemu/qemu-plugin.h "$hdr.tmp"
+	grep -q '^#define QEMU_PLUGIN_VERSION' "$hdr.tmp" ||
+		die "no QEMU_PLUGIN_VERSION in the qemu $ver plugin header"
+	mv "$hdr.tmp" "$hdr"
+	rm -rf "$out/src"
+fi
+make -s -C "$TOP/scripts/qemu-plugin" OUT="$out" QEMU_INCLUDE="$out/include" >&2 ||
+	die "plugin build failed"
+echo "$out/insn_window.so"
