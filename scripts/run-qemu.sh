@@ -8,10 +8,11 @@ usage() {
 	cat <<'USAGE'
 usage: scripts/run-qemu.sh --kernel BZIMAGE --bin TESTBIN --out DIR
                            [--only SUITES] [--filter TESTS] [--timeout SECONDS]
-                           [--icount OPTS] [--help]
-Boots BZIMAGE (2 vCPUs, 2 GiB) with the host's / shared read-only over 9p and
-guest/init as PID 1. Fresh scratch disks become ext4 (/dev/vda, 1 GiB),
-xfs (/dev/vdb, 1 GiB) and ext4 on dm-integrity (/dev/vdc, 128 MiB) in the
+                           [--icount OPTS] [--plugin SO] [--smp N]
+                           [--append ARGS] [--help]
+Boots BZIMAGE (--smp vCPUs, default 2; 2 GiB) with the host's / shared
+read-only over 9p and guest/init as PID 1. Fresh scratch disks become ext4
+(/dev/vda, 1 GiB), xfs (/dev/vdb, 1 GiB) and ext4 on dm-integrity (/dev/vdc, 128 MiB) in the
 guest. The kernel console goes to
 DIR/console.log, the suites' KTAP to DIR/results.log (second serial port).
 --only takes comma-separated suite name prefixes (gup_test, gup_longterm,
@@ -22,6 +23,10 @@ killed after --timeout seconds (default 1800).
 --icount OPTS (TCG only, e.g. shift=0,sleep=off) ties the guest clock to
 the number of instructions executed, so timings in the guest do not
 depend on how busy the host is (make bench uses it).
+--plugin SO loads a TCG plugin built by scripts/build-plugin.sh (the
+insn_window instruction counter) with outfile=DIR/insn.log: one line per
+window the guest marks (TCG only).
+--append ARGS adds ARGS to the guest's kernel command line (e.g. idle=halt).
 Progress lines ("pinsafe: ...") are echoed while the guest runs.
 
 Accelerator: PINSAFE_ACCEL=auto (default) uses KVM only if /dev/kvm is
@@ -36,7 +41,8 @@ printed. The exit status is 0 either way: scripts/report.py and
 scripts/demo-table.py judge the run.
 USAGE
 }
-kernel="" bin="" out="" only="" filter="" tmo=1800 icount=""
+kernel="" bin="" out="" only="" filter="" tmo=1800 icount="" plugin="" smp=2
+extra=""
 while (( $# )); do
 	case $1 in
 	--help) usage; exit 0 ;;
@@ -47,6 +53,9 @@ while (( $# )); do
 	--filter) filter=$2; shift 2 ;;
 	--timeout) tmo=$2; shift 2 ;;
 	--icount) icount=$2; shift 2 ;;
+	--plugin) plugin=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--append) extra=$2; shift 2 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
@@ -56,7 +65,7 @@ kernel=$(realpath "$kernel") bin=$(realpath "$bin")
 
 mkdir -p "$out"
 out=$(realpath "$out")
-rm -f "$out"/{console,results,qemu}.log "$out"/qemu.rc "$out"/*.img
+rm -f "$out"/{console,results,qemu,insn}.log "$out"/qemu.rc "$out"/*.img
 truncate -s 1G "$out/ext4.img" "$out/xfs.img"
 truncate -s 128M "$out/integ.img"
 
@@ -80,15 +89,16 @@ kvm_usable() {
 accel_mode=${PINSAFE_ACCEL:-auto}
 case $accel_mode in
 auto)
-	if [[ -n $icount ]]; then
-		why="--icount needs TCG"
+	if [[ -n $icount || -n $plugin ]]; then
+		why="--icount and --plugin need TCG"
 	elif why=$(kvm_usable); then
 		accel_mode=kvm
 	fi
 	[[ $accel_mode == kvm ]] || { accel_mode=tcg; say "using TCG: $why (PINSAFE_ACCEL=kvm|tcg overrides)"; }
 	;;
 kvm)
-	[[ -z $icount ]] || die "--icount needs TCG, but PINSAFE_ACCEL=kvm"
+	[[ -z $icount && -z $plugin ]] ||
+		die "--icount and --plugin need TCG, but PINSAFE_ACCEL=kvm"
 	say "using KVM (PINSAFE_ACCEL=kvm, not probed)"
 	;;
 tcg) say "using TCG (PINSAFE_ACCEL=tcg)" ;;
@@ -101,6 +111,11 @@ else
 	accel=(-accel "tcg,thread=single" -cpu max)
 	[[ -n $icount ]] && accel+=(-icount "$icount")
 fi
+if [[ -n $plugin ]]; then
+	[[ -f $plugin && $plugin$out != *,* ]] ||
+		die "--plugin: no such file, or a comma in '$plugin' or '$out'"
+	accel+=(-plugin "file=$(realpath "$plugin"),outfile=$out/insn.log")
+fi
 append="console=ttyS0 root=/dev/root rootfstype=9p ro"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
 append+=" init=$TOP/guest/init panic=-1 softlockup_panic=1 printk.time=1"
@@ -109,6 +124,7 @@ append+=" pinsafe_dir=$TOP pinsafe_bin=$bin pinsafe_timeout=600"
 [[ $filter =~ ^[A-Za-z0-9_.,-]*$ ]] ||
 	die "--filter takes comma-separated test names, not '$filter'"
 [[ -n $filter ]] && append+=" pinsafe_filter=$filter"
+[[ -n $extra ]] && append+=" $extra"
 # Under TCG a debug (KASAN) kernel can spend 5-6 s per ACPI interrupt link
 # on one vCPU without scheduling, while the other waits in stop_machine()
 # to switch to the refined TSC clocksource: a 26 s "soft lockup" at boot
@@ -121,7 +137,7 @@ append+=" pinsafe_dir=$TOP pinsafe_bin=$bin pinsafe_timeout=600"
 
 say "booting $(basename "$kernel") (${accel[1]}), logs in $out"
 start=$(date +%s)
-timeout -k 10 "$tmo" qemu-system-x86_64 "${accel[@]}" -smp 2 -m 2G \
+timeout -k 10 "$tmo" qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m 2G \
 	-no-reboot -display none -monitor none -nic none \
 	-kernel "$kernel" -append "$append" \
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \

@@ -1,21 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Writeback costs of DMA-pinned page cache, measured in the guest.
+ * Costs of the pinsafe series, measured in the guest in exact instruction
+ * counts (and, for people, in guest-clock MiB/s).
  *
- * usage: pin_bench DIR [MiB]
+ * usage: pin_bench ext4|integ DIR
  *
- * In DIR (a scratch ext4/xfs/dm-integrity mount), prints "BENCH <name>
- * <value> <unit>" lines:
- *   write_fsync     buffered pwrite of an unpinned file + fsync (MiB/s)
- *   wb_unpinned     fsync of a MAP_SHARED file dirtied by the CPU (MiB/s)
- *   wb_pinned       fsync of the same file pinned and written by gup_test's
- *                   device emulation (MiB/s); on a kernel without
- *                   keep-dirty the device's data is not written at all
- *   memcpy          a plain 4 KiB memcpy (ns/page), to compare with the
- *                   bounce cost: (wb_pinned - wb_unpinned time) per page
- *   kept_dirty, bounced  /proc/vmstat deltas over wb_pinned (pages)
- * scripts/bench.sh runs it on the base and the series kernel and prints
- * ratios. Timings under QEMU TCG are noisy: compare ratios, not values.
+ * Every measured workload runs between two insn_window markers
+ * (insn_window.h): under QEMU with the insn_window plugin
+ * (scripts/qemu-plugin/) the host gets the kernel and user instructions
+ * executed in between. DIR must be on a loop device over tmpfs, so that no
+ * I/O in a window waits for the host. The program is static and mlock()s
+ * itself, so no page of it is read over 9p inside a window.
+ *
+ * For each workload it prints
+ *	WINDOW <id> <name> <amount> <unit>	what the window with that id did
+ *	BENCH <name> <value> <unit>		guest-clock throughput
+ * ext4 (an unpinned, never write-pinned file system):
+ *	write_fsync	30 x (create, write 4 MiB, fsync) of new files
+ *	truncate	ftruncate to 0 of those 30 cached, clean files
+ *	punch		hole punch of the whole 4 MiB of 30 cached files
+ *	pin_fast_anon	pin_user_pages_fast + unpin, one page per call, 4 MiB
+ *			of anonymous memory, 8 times (gup_test -a)
+ *	pin_fast_file	the same on a MAP_SHARED ext4 file
+ *	pin_basic_file	pin_user_pages (gup_test -b) on the file
+ *	wb_unpinned	fsync of 16 MiB of MAP_SHARED file dirtied by the CPU
+ *	wb_pinned	fsync of 16 MiB pinned and written by gup_test's device
+ * integ (ext4 on dm-integrity, a stable-writes device: pinned pages are
+ * written from bounce copies on the series):
+ *	wb_unpinned, wb_pinned	as above; BENCH bounced gives the pages
+ *	memcpy_libc	16 MiB copied page by page with memcpy()
+ *	memcpy_movsb	the same with rep movsb (the kernel's memcpy on CPUs
+ *			with FSRM)
+ * The window ids are fixed (enum window); scripts/bench-report.py joins
+ * them with the plugin's output.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,8 +47,38 @@
 #include <sys/mman.h>
 
 #include "gup_test.h"
+#include "insn_window.h"
 
-#define REPEAT	5
+#define MiB		(1UL << 20)
+#define NFILES		30
+#define FILE_SIZE	(4 * MiB)
+#define PIN_SIZE	(4 * MiB)
+#define PIN_LOOPS	8
+#define WB_SIZE		(16 * MiB)
+#define WB_REPEAT	3
+#define COPY_SIZE	(16 * MiB)
+#define FOLL_WRITE	0x01
+
+enum window {
+	W_WRITE_FSYNC = 1, W_TRUNCATE, W_PUNCH, W_PIN_FAST_ANON,
+	W_PIN_FAST_FILE, W_PIN_BASIC_FILE, W_WB_UNPINNED, W_WB_PINNED,
+	W_WB_UNPINNED_INTEG, W_WB_PINNED_INTEG, W_MEMCPY_LIBC, W_MEMCPY_MOVSB,
+};
+
+#define MARK(n)	case n: if (stop) insn_window_stop(n); else insn_window_start(n); break
+
+/* The markers need constant ids: one case per window. */
+static void mark(enum window w, int stop)
+{
+	switch (w) {
+	MARK(W_WRITE_FSYNC); MARK(W_TRUNCATE); MARK(W_PUNCH);
+	MARK(W_PIN_FAST_ANON); MARK(W_PIN_FAST_FILE); MARK(W_PIN_BASIC_FILE);
+	MARK(W_WB_UNPINNED); MARK(W_WB_PINNED); MARK(W_WB_UNPINNED_INTEG);
+	MARK(W_WB_PINNED_INTEG); MARK(W_MEMCPY_LIBC); MARK(W_MEMCPY_MOVSB);
+	}
+}
+
+static double t_start;
 
 static double now(void)
 {
@@ -39,6 +86,31 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void begin(enum window w)
+{
+	t_start = now();
+	mark(w, 0);
+}
+
+/* Ends window @w; returns its guest-clock seconds. */
+static double end(enum window w)
+{
+	mark(w, 1);
+	return now() - t_start;
+}
+
+static void window(enum window w, const char *name, unsigned long amount,
+		   const char *unit)
+{
+	printf("WINDOW %d %s %lu %s\n", w, name, amount, unit);
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "pin_bench: %s: %s\n", what, strerror(errno));
+	exit(1);
 }
 
 static long vmstat(const char *name)
@@ -59,10 +131,93 @@ static long vmstat(const char *name)
 	return -1;
 }
 
-static void die(const char *what)
+static char buf[MiB];
+
+static void fill(int fd)
 {
-	fprintf(stderr, "pin_bench: %s: %s\n", what, strerror(errno));
-	exit(1);
+	size_t off;
+
+	for (off = 0; off < FILE_SIZE; off += sizeof(buf))
+		if (pwrite(fd, buf, sizeof(buf), off) != sizeof(buf))
+			die("pwrite");
+}
+
+/* write+fsync of new files, then truncate and punch of the cached files. */
+static void bench_files(const char *dir)
+{
+	char path[NFILES][4096];
+	int fd[NFILES], i;
+	double t;
+
+	memset(buf, 0x5a, sizeof(buf));
+	for (i = 0; i < NFILES; i++)
+		snprintf(path[i], sizeof(path[i]), "%s/bench.%d", dir, i);
+	sync();
+	begin(W_WRITE_FSYNC);
+	for (i = 0; i < NFILES; i++) {
+		fd[i] = open(path[i], O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (fd[i] < 0)
+			die(path[i]);
+		fill(fd[i]);
+		if (fsync(fd[i]))
+			die("fsync");
+	}
+	t = end(W_WRITE_FSYNC);
+	window(W_WRITE_FSYNC, "write_fsync", NFILES * FILE_SIZE, "bytes");
+	printf("BENCH write_fsync %.1f MiB/s\n", NFILES * FILE_SIZE / MiB / t);
+
+	sync();
+	begin(W_TRUNCATE);
+	for (i = 0; i < NFILES; i++)
+		if (ftruncate(fd[i], 0))
+			die("ftruncate");
+	t = end(W_TRUNCATE);
+	window(W_TRUNCATE, "truncate", NFILES * FILE_SIZE / 4096, "pages");
+	printf("BENCH truncate %.1f MiB/s\n", NFILES * FILE_SIZE / MiB / t);
+
+	for (i = 0; i < NFILES; i++) {
+		fill(fd[i]);
+		if (fsync(fd[i]))
+			die("fsync");
+	}
+	sync();
+	begin(W_PUNCH);
+	for (i = 0; i < NFILES; i++)
+		if (fallocate(fd[i], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      0, FILE_SIZE))
+			die("punch");
+	t = end(W_PUNCH);
+	window(W_PUNCH, "punch", NFILES * FILE_SIZE / 4096, "pages");
+	printf("BENCH punch %.1f MiB/s\n", NFILES * FILE_SIZE / MiB / t);
+
+	for (i = 0; i < NFILES; i++) {
+		close(fd[i]);
+		unlink(path[i]);
+	}
+	sync();
+}
+
+static void pin_loop(int gup_fd, enum window w, const char *name,
+		     unsigned long cmd, char *addr)
+{
+	struct gup_test gup = {
+		.addr = (uintptr_t)addr, .size = PIN_SIZE,
+		.nr_pages_per_call = 1, .gup_flags = FOLL_WRITE,
+	};
+	double t;
+	int r;
+
+	/* Warm up: a mapping's first write pin may take a slower path. */
+	if (ioctl(gup_fd, cmd, &gup))
+		die(name);
+	begin(w);
+	for (r = 0; r < PIN_LOOPS; r++)
+		if (ioctl(gup_fd, cmd, &gup))
+			die(name);
+	t = end(w);
+	window(w, name, PIN_LOOPS * PIN_SIZE / 4096, "pages");
+	printf("BENCH %s %.0f ns/page\n", name,
+	       t * 1e9 / (PIN_LOOPS * PIN_SIZE / 4096));
 }
 
 static int make_file(const char *path, size_t size)
@@ -75,56 +230,67 @@ static int make_file(const char *path, size_t size)
 	return fd;
 }
 
-static double bench_write_fsync(const char *dir, size_t size)
+static char *map_file(int fd, size_t size)
 {
-	char path[4096];
-	static char buf[1 << 20];
-	double best = 0;
-	int r;
+	char *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	size_t off;
 
-	memset(buf, 0x5a, sizeof(buf));
-	snprintf(path, sizeof(path), "%s/bench.write", dir);
-	for (r = 0; r < REPEAT; r++) {
-		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-		double t = now();
-		size_t off;
-
-		if (fd < 0)
-			die(path);
-		for (off = 0; off < size; off += sizeof(buf))
-			if (pwrite(fd, buf, sizeof(buf), off) != sizeof(buf))
-				die("pwrite");
-		if (fsync(fd))
-			die("fsync");
-		t = now() - t;
-		if (!best || t < best)
-			best = t;
-		close(fd);
-	}
-	unlink(path);
-	return size / best / (1 << 20);
+	if (map == MAP_FAILED)
+		die("mmap");
+	for (off = 0; off < size; off += 4096)
+		map[off] = 1;
+	return map;
 }
 
-/* fsync time of a dirty MAP_SHARED file: CPU stores or the pinned device. */
-static double bench_wb(const char *dir, size_t size, int gup_fd, long *kept,
-		       long *bounced)
+static void bench_pin(const char *dir, int gup_fd)
 {
-	size_t psize = getpagesize(), off;
-	double best = 0;
-	char path[4096];
-	char *map;
+	char path[4096], *anon, *map;
+	int fd;
+
+	anon = mmap(NULL, PIN_SIZE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (anon == MAP_FAILED)
+		die("mmap");
+	memset(anon, 1, PIN_SIZE);
+	pin_loop(gup_fd, W_PIN_FAST_ANON, "pin_fast_anon", PIN_FAST_BENCHMARK,
+		 anon);
+	munmap(anon, PIN_SIZE);
+
+	snprintf(path, sizeof(path), "%s/bench.pin", dir);
+	fd = make_file(path, PIN_SIZE);
+	map = map_file(fd, PIN_SIZE);
+	if (fsync(fd))
+		die("fsync");
+	pin_loop(gup_fd, W_PIN_FAST_FILE, "pin_fast_file", PIN_FAST_BENCHMARK,
+		 map);
+	pin_loop(gup_fd, W_PIN_BASIC_FILE, "pin_basic_file", PIN_BASIC_TEST,
+		 map);
+	munmap(map, PIN_SIZE);
+	close(fd);
+	unlink(path);
+	sync();
+}
+
+/*
+ * fsync of a dirty MAP_SHARED file, dirtied by CPU stores (gup_fd < 0) or
+ * by the pinned device emulation; WB_REPEAT windows with the same id.
+ */
+static void bench_wb(const char *dir, int gup_fd, enum window w,
+		     const char *name)
+{
+	long kept = vmstat("pinned_kept_dirty");
+	long bounced = vmstat("pinned_bounced");
+	char path[4096], *map;
+	double t = 0;
+	size_t off;
 	int fd, r;
 
 	snprintf(path, sizeof(path), "%s/bench.wb", dir);
-	fd = make_file(path, size);
-	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
-		die("mmap");
-	for (off = 0; off < size; off += psize)
-		map[off] = 1;
+	fd = make_file(path, WB_SIZE);
+	map = map_file(fd, WB_SIZE);
 	if (gup_fd >= 0) {
 		struct pin_device_test pin = {
-			.addr = (uintptr_t)map, .size = size,
+			.addr = (uintptr_t)map, .size = WB_SIZE,
 			.flags = PIN_DEVICE_TEST_FLAG_WRITE |
 				 PIN_DEVICE_TEST_FLAG_FAST,
 		};
@@ -134,78 +300,98 @@ static double bench_wb(const char *dir, size_t size, int gup_fd, long *kept,
 	}
 	if (fsync(fd))
 		die("fsync");
-	*kept = vmstat("pinned_kept_dirty");
-	*bounced = vmstat("pinned_bounced");
-	for (r = 0; r < REPEAT; r++) {
-		double t;
-
+	if (kept >= 0)
+		kept = vmstat("pinned_kept_dirty");
+	if (bounced >= 0)
+		bounced = vmstat("pinned_bounced");
+	for (r = 0; r < WB_REPEAT; r++) {
 		if (gup_fd >= 0) {
-			struct pin_device_write w = { .generation = r + 2 };
+			struct pin_device_write wr = { .generation = r + 2 };
 
-			if (ioctl(gup_fd, PIN_DEVICE_TEST_WRITE, &w))
+			if (ioctl(gup_fd, PIN_DEVICE_TEST_WRITE, &wr))
 				die("PIN_DEVICE_TEST_WRITE");
 		} else {
-			for (off = 0; off < size; off += psize)
-				memset(map + off, r + 2, psize);
+			for (off = 0; off < WB_SIZE; off += 4096)
+				memset(map + off, r + 2, 4096);
 		}
-		t = now();
+		begin(w);
 		if (fsync(fd))
 			die("fsync");
-		t = now() - t;
-		if (!best || t < best)
-			best = t;
+		t += end(w);
 	}
-	if (*kept >= 0)
-		*kept = vmstat("pinned_kept_dirty") - *kept;
-	if (*bounced >= 0)
-		*bounced = vmstat("pinned_bounced") - *bounced;
+	window(w, name, WB_REPEAT * WB_SIZE / 4096, "pages");
+	printf("BENCH %s %.1f MiB/s\n", name, WB_REPEAT * WB_SIZE / MiB / t);
 	if (gup_fd >= 0) {
 		__u32 flags = 0;
 
+		printf("BENCH %s_kept_dirty %ld pages\n", name,
+		       kept < 0 ? -1 : vmstat("pinned_kept_dirty") - kept);
+		printf("BENCH %s_bounced %ld pages\n", name,
+		       bounced < 0 ? -1 : vmstat("pinned_bounced") - bounced);
 		ioctl(gup_fd, PIN_DEVICE_TEST_STOP, &flags);
 	}
-	munmap(map, size);
+	munmap(map, WB_SIZE);
 	close(fd);
 	unlink(path);
-	return size / best / (1 << 20);
+	sync();
 }
 
-static double bench_memcpy(void)
+static void copy_movsb(void *dst, const void *src, size_t n)
 {
-	static char a[1 << 22], b[1 << 22];
-	size_t psize = getpagesize(), off;
-	double t = now();
-	int r;
+	__asm__ volatile("rep movsb"
+			 : "+D" (dst), "+S" (src), "+c" (n) : : "memory");
+}
+
+/* A plain copy of the bytes a bounce copies: the physical floor. */
+static void bench_memcpy(void)
+{
+	static char a[COPY_SIZE], b[COPY_SIZE];
+	size_t off;
+	double t;
 
 	memset(a, 1, sizeof(a));
-	for (r = 0; r < 16; r++)
-		for (off = 0; off < sizeof(a); off += psize) {
-			memcpy(b + off, a + off, psize);
-			__asm__ volatile("" : : "r"(b) : "memory");
-		}
-	return (now() - t) * 1e9 / (16.0 * sizeof(a) / psize);
+	memset(b, 2, sizeof(b));
+	begin(W_MEMCPY_LIBC);
+	for (off = 0; off < COPY_SIZE; off += 4096) {
+		memcpy(b + off, a + off, 4096);
+		__asm__ volatile("" : : "r" (b) : "memory");
+	}
+	t = end(W_MEMCPY_LIBC);
+	window(W_MEMCPY_LIBC, "memcpy_libc", COPY_SIZE / 4096, "pages");
+	printf("BENCH memcpy_libc %.0f ns/page\n", t * 1e9 / (COPY_SIZE / 4096));
+	begin(W_MEMCPY_MOVSB);
+	for (off = 0; off < COPY_SIZE; off += 4096)
+		copy_movsb(b + off, a + off, 4096);
+	t = end(W_MEMCPY_MOVSB);
+	window(W_MEMCPY_MOVSB, "memcpy_movsb", COPY_SIZE / 4096, "pages");
+	printf("BENCH memcpy_movsb %.0f ns/page\n", t * 1e9 / (COPY_SIZE / 4096));
 }
 
 int main(int argc, char **argv)
 {
-	size_t size = (argc > 2 ? atol(argv[2]) : 16) << 20;
-	long kept, bounced;
-	int gup_fd;
+	int gup_fd, integ;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: pin_bench DIR [MiB]\n");
+	if (argc != 3 || (strcmp(argv[1], "ext4") && strcmp(argv[1], "integ"))) {
+		fprintf(stderr, "usage: pin_bench ext4|integ DIR\n");
 		return 2;
 	}
-	printf("BENCH write_fsync %.1f MiB/s\n", bench_write_fsync(argv[1], size));
-	printf("BENCH wb_unpinned %.1f MiB/s\n",
-	       bench_wb(argv[1], size, -1, &kept, &bounced));
+	integ = !strcmp(argv[1], "integ");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Nothing of this program is read over 9p inside a window. */
+	if (mlockall(MCL_CURRENT))
+		die("mlockall");
 	gup_fd = open("/sys/kernel/debug/gup_test", O_RDWR);
-	if (gup_fd >= 0) {
-		printf("BENCH wb_pinned %.1f MiB/s\n",
-		       bench_wb(argv[1], size, gup_fd, &kept, &bounced));
-		printf("BENCH kept_dirty %ld pages\n", kept);
-		printf("BENCH bounced %ld pages\n", bounced);
+	if (gup_fd < 0)
+		die("/sys/kernel/debug/gup_test");
+	if (!integ) {
+		bench_files(argv[2]);
+		bench_pin(argv[2], gup_fd);
+		bench_wb(argv[2], -1, W_WB_UNPINNED, "wb_unpinned");
+		bench_wb(argv[2], gup_fd, W_WB_PINNED, "wb_pinned");
+	} else {
+		bench_wb(argv[2], -1, W_WB_UNPINNED_INTEG, "wb_unpinned_integ");
+		bench_wb(argv[2], gup_fd, W_WB_PINNED_INTEG, "wb_pinned_integ");
+		bench_memcpy();
 	}
-	printf("BENCH memcpy %.0f ns/page\n", bench_memcpy());
 	return 0;
 }
