@@ -16,5 +16,9 @@ suite rdma_mr "${PINSAFE_TESTBIN:?}/rdma_mr"
 # ibv_reg_mr() with bad input: errno, no crash.
 suite rdma_badinput "${PINSAFE_TESTBIN:?}/rdma_badinput"
 
+# A read-only registration of an ext4/xfs file: the owner's background
+# writeback, hole punch and truncate behave as without it.
+suite rdma_ro_owner "${PINSAFE_TESTBIN:?}/rdma_ro_owner"
+
 # Unmodified perftest ib_write_bw --mmap=FILE over rxe, one test per fs.
 suite rdma_perftest sh "${PINSAFE_TESTBIN:?}/perftest.sh" tmpfs ext4 xfs

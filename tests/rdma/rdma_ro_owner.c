@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdma_ro_owner: a read-only registration of a file changes nothing for
+ * the file's owner.
+ *
+ * ibv_reg_mr() with IBV_ACCESS_REMOTE_READ only takes a FOLL_LONGTERM pin
+ * without FOLL_WRITE, which every kernel allows on any file a user can
+ * read: the device can read the pages, never write them. So the owner's
+ * truncate, hole punch and background writeback must behave as they do
+ * without the registration. On ext4 and on xfs, with a 64-page MAP_SHARED
+ * region registered read-only:
+ *
+ *   writeback_<fs>  page 0 rewritten with write() reaches the disk through
+ *                   background writeback (dirty_expire 1 s, writeback
+ *                   0.5 s) within 20 s, read through the block device at
+ *                   the block FIEMAP names (FIEMAP without FLAG_SYNC:
+ *                   nothing here may write the page but the flushers)
+ *   punch_<fs>      with vm.dma_pin_truncate_wait_ms=5000 and
+ *                   vm.dma_pin_truncate_policy=1 (fail after the wait),
+ *                   where the kernel has them, punching the region out
+ *                   succeeds at once: no wait, no EBUSY, and
+ *                   pinned_truncate_waits in /proc/vmstat does not move
+ *   truncate_<fs>   the same for ftruncate() to 0
+ *
+ * Environment: PINSAFE_MNT_{EXT4,XFS}, PINSAFE_DEV_{EXT4,XFS}.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "ktap.h"
+
+#define NPAGES		64
+#define WB_DEADLINE_S	20
+#define CUT_LIMIT_S	1.0
+
+static const char * const fs_names[] = { "ext4", "xfs" };
+static const long fs_magic[] = { EXT4_SUPER_MAGIC, XFS_SUPER_MAGIC };
+static const char * const tests[] = { "writeback", "punch", "truncate" };
+
+#define NTESTS		(ARRAY_SIZE(fs_names) * ARRAY_SIZE(tests))
+
+/* Knobs this program changes, restored at exit. */
+static const char * const knobs[] = {
+	"/proc/sys/vm/dirty_expire_centisecs",
+	"/proc/sys/vm/dirty_writeback_centisecs",
+	"/proc/sys/vm/dma_pin_truncate_wait_ms",
+	"/proc/sys/vm/dma_pin_truncate_policy",
+};
+static const char * const knob_vals[] = { "100", "50", "5000", "1" };
+static char knob_saved[ARRAY_SIZE(knobs)][32];
+static long page_size;
+
+static int knob_rw(const char *path, char *val, size_t len, bool write)
+{
+	int fd = open(path, write ? O_WRONLY : O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write ? pwrite(fd, val, strlen(val), 0) : pread(fd, val, len - 1, 0);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	if (!write)
+		val[n] = '\0';
+	return 0;
+}
+
+/* Returns how many of knobs[] are set (the truncate ones may be absent). */
+static unsigned int knobs_set(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+		if (knob_rw(knobs[i], knob_saved[i], sizeof(knob_saved[i]),
+			    false))
+			break;
+		if (knob_rw(knobs[i], (char *)knob_vals[i], 0, true)) {
+			knob_saved[i][0] = '\0';
+			break;
+		}
+	}
+	return i;
+}
+
+static void knobs_restore(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		if (knob_saved[i][0])
+			knob_rw(knobs[i], knob_saved[i], 0, true);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long vmstat_read(const char *name)
+{
+	char key[64];
+	long val;
+	FILE *f;
+	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, "1", 1) != 1)
+			ktap_print_msg("vm.stat_refresh: %s", strerror(errno));
+		close(fd);
+	}
+	f = fopen("/proc/vmstat", "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", key, &val) == 2) {
+		if (!strcmp(key, name)) {
+			fclose(f);
+			return val;
+		}
+	}
+	fclose(f);
+	return -1;
+}
+
+/*
+ * Read file page 0 from the block device, at the block FIEMAP gives
+ * without syncing the file first. 0, or -errno.
+ */
+static int disk_page0(int fd, const char *blkdev, void *buf)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent fe;
+	} m = { 0 };
+	int devfd, ret = 0;
+
+	m.fm.fm_length = page_size;
+	m.fm.fm_extent_count = 1;
+	if (ioctl(fd, FS_IOC_FIEMAP, &m.fm))
+		return -errno;
+	if (m.fm.fm_mapped_extents != 1 ||
+	    (m.fe.fe_flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC)))
+		return -ENODATA;
+	devfd = open(blkdev, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (devfd < 0)
+		return -errno;
+	if (pread(devfd, buf, page_size, m.fe.fe_physical) != page_size)
+		ret = -EIO;
+	close(devfd);
+	return ret;
+}
+
+/* Does @buf, one page, hold the pattern of @seed? Quietly. */
+static bool page_is(const uint8_t *buf, unsigned int seed)
+{
+	long i;
+
+	for (i = 0; i < page_size; i++)
+		if (buf[i] != pattern_byte(i, seed))
+			return false;
+	return true;
+}
+
+static void test_writeback(int fd, const char *blkdev, const char *name)
+{
+	unsigned int seed = 2;
+	double end = now() + WB_DEADLINE_S;
+	void *page = NULL;
+	bool ok = false;
+	int ret = 0;
+
+	if (!blkdev) {
+		ktap_test_skip(name, "no block device to check");
+		return;
+	}
+	if (posix_memalign(&page, 4096, page_size)) {
+		ktap_test_fail(name);
+		return;
+	}
+	pattern_fill(page, page_size, seed);
+	if (pwrite(fd, page, page_size, 0) != page_size) {
+		ktap_print_msg("%s: pwrite: %s", name, strerror(errno));
+		free(page);
+		ktap_test_fail(name);
+		return;
+	}
+	while (!ok && now() < end) {
+		usleep(250000);
+		ret = disk_page0(fd, blkdev, page);
+		ok = !ret && page_is(page, seed);
+	}
+	if (!ok)
+		ktap_print_msg("%s: page 0 not on disk after %d s of background writeback (%s)",
+			       name, WB_DEADLINE_S,
+			       ret ? strerror(-ret) : "old data");
+	free(page);
+	ktap_test_result(ok, name);
+}
+
+/* A cut of the registered range must succeed at once, without a wait. */
+static void test_cut(int fd, bool punch, bool knobs, const char *name)
+{
+	long waits = vmstat_read("pinned_truncate_waits");
+	double t = now();
+	int ret;
+
+	if (punch)
+		ret = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				0, NPAGES * page_size);
+	else
+		ret = ftruncate(fd, 0);
+	t = now() - t;
+	if (ret)
+		ktap_print_msg("%s: %s", name, strerror(errno));
+	if (t > CUT_LIMIT_S)
+		ktap_print_msg("%s: took %.2f s%s", name, t,
+			       knobs ? " (vm.dma_pin_truncate_wait_ms=5000)" : "");
+	if (waits >= 0 && vmstat_read("pinned_truncate_waits") != waits) {
+		ktap_print_msg("%s: waited for a read-only pin", name);
+		ret = -1;
+	}
+	ktap_test_result(!ret && t <= CUT_LIMIT_S, name);
+}
+
+static void run_fs(struct rdma_ctx *r, unsigned int i, bool knobs)
+{
+	char path[PATH_MAX], names[ARRAY_SIZE(tests)][64];
+	const char *mnt, *blkdev;
+	char env[32], why[PATH_MAX + 64] = "";
+	size_t size = NPAGES * page_size;
+	struct ibv_mr *mr = NULL;
+	struct statfs st;
+	unsigned int t;
+	void *addr = MAP_FAILED;
+	int fd = -1, err;
+
+	for (t = 0; t < ARRAY_SIZE(tests); t++)
+		snprintf(names[t], sizeof(names[t]), "%s_%s", tests[t],
+			 fs_names[i]);
+	snprintf(env, sizeof(env), "PINSAFE_MNT_%s", i ? "XFS" : "EXT4");
+	mnt = getenv(env);
+	snprintf(env, sizeof(env), "PINSAFE_DEV_%s", i ? "XFS" : "EXT4");
+	blkdev = getenv(env);
+	if (blkdev && !*blkdev)
+		blkdev = NULL;
+	if (!mnt || !*mnt)
+		snprintf(why, sizeof(why), "no %s mount", fs_names[i]);
+	else if (statfs(mnt, &st) || st.f_type != fs_magic[i])
+		snprintf(why, sizeof(why), "%s is not %s", mnt, fs_names[i]);
+	if (!why[0]) {
+		snprintf(path, sizeof(path), "%s/rdma_ro_owner", mnt);
+		fd = file_create_filled(path, size, 1);
+		if (fd < 0 || fsync(fd))
+			snprintf(why, sizeof(why), "create %s: %s", path,
+				 strerror(fd < 0 ? -fd : errno));
+	}
+	if (!why[0]) {
+		addr = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+		if (addr == MAP_FAILED)
+			snprintf(why, sizeof(why), "mmap: %s", strerror(errno));
+	}
+	if (!why[0]) {
+		mr = rdma_reg(r, addr, size, IBV_ACCESS_REMOTE_READ, &err);
+		if (!mr)
+			snprintf(why, sizeof(why),
+				 "read-only ibv_reg_mr(): %s", strerror(err));
+	}
+	if (why[0]) {
+		/* A refused read-only registration is a failure, not a skip. */
+		for (t = 0; t < ARRAY_SIZE(tests); t++) {
+			if (!mr && addr != MAP_FAILED) {
+				ktap_print_msg("%s: %s", names[t], why);
+				ktap_test_fail(names[t]);
+			} else {
+				ktap_test_skip(names[t], "%s", why);
+			}
+		}
+	} else {
+		test_writeback(fd, blkdev, names[0]);
+		test_cut(fd, true, knobs, names[1]);
+		test_cut(fd, false, knobs, names[2]);
+	}
+	if (mr && ibv_dereg_mr(mr))
+		ktap_print_msg("ibv_dereg_mr: %s", strerror(errno));
+	if (addr != MAP_FAILED)
+		munmap(addr, size);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct rdma_opts opts;
+	struct rdma_ctx r;
+	unsigned int i, set;
+	int err;
+
+	rdma_parse_opts(argc, argv, &opts);
+	page_size = sysconf(_SC_PAGESIZE);
+	ktap_print_header();
+	err = rdma_open(&r, &opts);
+	if (err == -ENODEV)
+		ktap_exit_skip_all("rdma_ro_owner", "no %s device", opts.dev);
+	if (err)
+		ktap_bail_out("cannot open %s: %s", opts.dev, strerror(-err));
+	ktap_set_plan(NTESTS);
+	set = knobs_set();
+	if (set < 2)
+		ktap_print_msg("cannot set %s", knobs[set]);
+	else if (set < ARRAY_SIZE(knobs))
+		ktap_print_msg("no %s: this kernel's truncate does not wait",
+			       knobs[set]);
+	for (i = 0; i < ARRAY_SIZE(fs_names); i++)
+		run_fs(&r, i, set == ARRAY_SIZE(knobs));
+	knobs_restore();
+	rdma_close(&r);
+	ktap_finished();
+}
