@@ -23,9 +23,9 @@ killed after --timeout seconds (default 1800).
 --icount OPTS (TCG only, e.g. shift=0,sleep=off) ties the guest clock to
 the number of instructions executed, so timings in the guest do not
 depend on how busy the host is (make bench uses it).
---plugin SO loads a TCG plugin built by scripts/build-plugin.sh (the
-insn_window instruction counter) with outfile=DIR/insn.log: one line per
-window the guest marks (TCG only).
+--plugin SO[,ARG=VALUE...] loads a TCG plugin built by
+scripts/build-plugin.sh (the insn_window instruction counter) with
+outfile=DIR/insn.log: one line per window the guest marks (TCG only).
 --append ARGS adds ARGS to the guest's kernel command line (e.g. idle=halt).
 Progress lines ("pinsafe: ...") are echoed while the guest runs.
 
@@ -112,9 +112,10 @@ else
 	[[ -n $icount ]] && accel+=(-icount "$icount")
 fi
 if [[ -n $plugin ]]; then
-	[[ -f $plugin && $plugin$out != *,* ]] ||
-		die "--plugin: no such file, or a comma in '$plugin' or '$out'"
-	accel+=(-plugin "file=$(realpath "$plugin"),outfile=$out/insn.log")
+	so=${plugin%%,*}
+	[[ -f $so && $out != *,* ]] ||
+		die "--plugin: no file '$so', or a comma in '$out'"
+	accel+=(-plugin "file=$(realpath "$so")${plugin#"$so"},outfile=$out/insn.log")
 fi
 append="console=ttyS0 root=/dev/root rootfstype=9p ro"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"

@@ -30,6 +30,7 @@
  * qemu_plugin_outs() to QEMU's log (-d plugin -D FILE) when there is none.
  *
  * usage: qemu-system-x86_64 -plugin PATH/insn_window.so,outfile=FILE ...
+ *	[,profile=ID]	(see prof_id)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -48,6 +49,19 @@ static uint64_t count_kernel, count_user;
 static uint64_t start_kernel[INSN_WINDOW_IDS], start_user[INSN_WINDOW_IDS];
 static uint64_t windows;
 static FILE *out;
+
+/*
+ * profile=ID: also count the kernel instructions of window ID per
+ * translation block (a callback per block: slow, for finding out where
+ * counts differ between two boots) and print them at its stop marker as
+ * "insn_profile id=<n> pc=<hex> insns=<count>".
+ */
+#define PROF_SLOTS	(1 << 16)
+static int prof_id = -1;
+static int prof_on;
+static struct prof_slot {
+	uint64_t pc, insns;
+} prof[PROF_SLOTS];
 
 static void emit(const char *line)
 {
@@ -68,6 +82,10 @@ static void marker_exec(unsigned int vcpu_index, void *udata)
 	if (!(disp & INSN_WINDOW_STOP)) {
 		start_kernel[id] = count_kernel;
 		start_user[id] = count_user;
+		if ((int)id == prof_id) {
+			memset(prof, 0, sizeof(prof));
+			prof_on = 1;
+		}
 		return;
 	}
 	windows++;
@@ -75,6 +93,35 @@ static void marker_exec(unsigned int vcpu_index, void *udata)
 		 "insn_window id=%u kernel=%" PRIu64 " user=%" PRIu64 "\n", id,
 		 count_kernel - start_kernel[id], count_user - start_user[id]);
 	emit(line);
+	if ((int)id == prof_id && prof_on) {
+		size_t i;
+
+		prof_on = 0;
+		for (i = 0; i < PROF_SLOTS; i++) {
+			if (!prof[i].insns)
+				continue;
+			snprintf(line, sizeof(line),
+				 "insn_profile id=%u pc=ffffffff%08" PRIx64
+				 " insns=%" PRIu64 "\n", id, prof[i].pc,
+				 prof[i].insns);
+			emit(line);
+		}
+	}
+}
+
+/* udata: the low 32 bits of a kernel text address << 16 | insns in the TB */
+static void tb_exec(unsigned int vcpu_index, void *udata)
+{
+	uint64_t v = (uintptr_t)udata;
+	size_t h;
+
+	if (!prof_on)
+		return;
+	h = (v >> 16) * 0x9e3779b97f4a7c15ULL >> 48;
+	while (prof[h].insns && prof[h].pc != v >> 16)
+		h = (h + 1) % PROF_SLOTS;
+	prof[h].pc = v >> 16;
+	prof[h].insns += v & 0xffff;
 }
 
 /* The displacement of a marker instruction, or 0 if @insn is not one. */
@@ -96,6 +143,12 @@ static uint32_t marker_disp(struct qemu_plugin_insn *insn)
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
+	uint64_t pc = qemu_plugin_tb_vaddr(tb);
+
+	if (prof_id >= 0 && pc >> 32 == 0xffffffff && n < 0x10000)
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec,
+			QEMU_PLUGIN_CB_NO_REGS,
+			(void *)(uintptr_t)((pc & 0xffffffff) << 16 | n));
 
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -146,6 +199,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 				perror(argv[i] + 8);
 				return -1;
 			}
+		} else if (!strncmp(argv[i], "profile=", 8)) {
+			prof_id = atoi(argv[i] + 8) & INSN_WINDOW_ID_MASK;
 		} else {
 			fprintf(stderr, "insn_window: unknown argument %s\n",
 				argv[i]);
