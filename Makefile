@@ -67,7 +67,7 @@ demo:
 lint:
 	scripts/lint.sh
 
-## bench: writeback benchmarks, base vs series, under TCG -icount
+## bench: guest instruction counts per workload, base vs series (TCG plugin)
 bench:
 	scripts/bench.sh --rounds $(ROUNDS)
 

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Writeback benchmarks: base (+ test patches) and series, side by side.
+# Benchmarks in exact guest instruction counts: base (+ test patches) and
+# series, side by side.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -8,18 +9,23 @@ usage() {
 	cat <<'USAGE'
 usage: scripts/bench.sh [--rounds N] [--help]     (make bench)
 Builds (or reuses) the base kernel with the test patches and the series
-kernel, then boots them alternately, N rounds (default 3), and runs
-tests/bench/pin_bench on ext4 and on ext4 over dm-integrity in each boot.
-Prints the median of every metric per kernel and the ratios, each ratio
-with its range over the rounds:
-  write_fsync  series/base      buffered write+fsync, unpinned (want >= 0.99)
-  wb_pinned    / wb_unpinned    writeback of a pinned file vs an unpinned
-                                one, series kernel (want >= 0.8)
-  bounce       extra ns per bounced page on dm-integrity vs a memcpy
-Under TCG the guests run with -icount (ICOUNT, default shift=0,sleep=off;
-ICOUNT= turns it off), which takes the host's load out of the guest's
-clock but not all noise: read the ranges before the medians. Results are
-kept in build/bench-{base,series}-ROUND/.
+kernel, and the insn_window QEMU plugin (scripts/build-plugin.sh), then
+boots the two kernels alternately, N rounds (default 3), under TCG with
+-icount shift=0,sleep=off, one vCPU and idle=halt. In each boot
+tests/bench/pin_bench runs its workloads on ext4 and on ext4 over
+dm-integrity, both on loop devices over a tmpfs, each workload between two
+markers; the plugin counts the kernel and user instructions executed
+between them. scripts/bench-report.py prints, per workload, the median
+kernel instructions of each kernel, their spread over the boots, the
+ratio base/series and the guest-clock throughput, then the targets of
+issue #13, decided on instruction counts.
+Results are kept in build/bench-{base,series}-ROUND/ (results.log: the
+guest's output; insn.log: the plugin's counts).
+
+Environment, for runs with kernels built elsewhere (all four together):
+  BASE_KERNEL, SERIES_KERNEL   bzImages to boot instead of building them
+  BASE_BIN, SERIES_BIN         directories with bench/pin_bench for each
+BENCH_OUT (default build/) is where the bench-* directories go.
 USAGE
 }
 rounds=3
@@ -30,28 +36,40 @@ while (( $# )); do
 	*) usage >&2; exit 2 ;;
 	esac
 done
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds takes a positive number"
 
-"$TOP/scripts/deps.sh"
-"$TOP/scripts/fetch-base.sh"
-"$TOP/scripts/tree.sh"
 declare -A kernel bin
-for which in base series; do
-	args=()
-	[[ $which == base ]] && args=(--base)
-	kernel[$which]=$("$TOP/scripts/build.sh" --config test "${args[@]}")
-	bin[$which]=$("$TOP/scripts/build-tests.sh" --config test "${args[@]}")
-done
+"$TOP/scripts/deps.sh"
+if [[ -n ${BASE_KERNEL:-}${SERIES_KERNEL:-}${BASE_BIN:-}${SERIES_BIN:-} ]]; then
+	[[ -f ${BASE_KERNEL:-} && -f ${SERIES_KERNEL:-} &&
+	   -x ${BASE_BIN:-}/bench/pin_bench && -x ${SERIES_BIN:-}/bench/pin_bench ]] ||
+		die "BASE_KERNEL, SERIES_KERNEL (bzImages), BASE_BIN and SERIES_BIN (with bench/pin_bench) go together"
+	kernel=([base]=$BASE_KERNEL [series]=$SERIES_KERNEL)
+	bin=([base]=$BASE_BIN [series]=$SERIES_BIN)
+	say "using the given kernels and test binaries"
+else
+	"$TOP/scripts/fetch-base.sh"
+	"$TOP/scripts/tree.sh"
+	for which in base series; do
+		args=()
+		[[ $which == base ]] && args=(--base)
+		kernel[$which]=$("$TOP/scripts/build.sh" --config test "${args[@]}")
+		bin[$which]=$("$TOP/scripts/build-tests.sh" --config test "${args[@]}")
+	done
+fi
+plugin=$("$TOP/scripts/build-plugin.sh")
 
-logs=()
+out=${BENCH_OUT:-$BUILD}
+runs=()
 for (( r = 1; r <= rounds; r++ )); do
 	for which in base series; do
 		say "bench round $r/$rounds: $which"
 		"$TOP/scripts/run-qemu.sh" --kernel "${kernel[$which]}" \
-			--bin "${bin[$which]}" --out "$BUILD/bench-$which-$r" \
-			--only bench --timeout 900 \
-			--icount "${ICOUNT-shift=0,sleep=off}"
-		logs+=("$which:$BUILD/bench-$which-$r/results.log")
+			--bin "${bin[$which]}" --out "$out/bench-$which-$r" \
+			--only bench --timeout 900 --icount shift=0,sleep=off \
+			--plugin "$plugin" --smp 1 --append idle=halt
+		runs+=("$which:$out/bench-$which-$r")
 	done
 done
 
-python3 "$TOP/scripts/bench-report.py" "${logs[@]}"
+python3 "$TOP/scripts/bench-report.py" "${runs[@]}" | tee "$out/bench-report.txt"
