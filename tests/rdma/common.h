@@ -94,4 +94,6 @@ bool file_check(int fd, size_t len, unsigned int seed, const char *what);
  */
 int disk_check(int fd, const char *blkdev, size_t len, unsigned int seed);
 
+long vmstat_read(const char *name);
+
 #endif /* PINSAFE_RDMA_COMMON_H */

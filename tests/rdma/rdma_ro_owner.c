@@ -114,31 +114,6 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static long vmstat_read(const char *name)
-{
-	char key[64];
-	long val;
-	FILE *f;
-	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
-
-	if (fd >= 0) {
-		if (write(fd, "1", 1) != 1)
-			ktap_print_msg("vm.stat_refresh: %s", strerror(errno));
-		close(fd);
-	}
-	f = fopen("/proc/vmstat", "r");
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %ld", key, &val) == 2) {
-		if (!strcmp(key, name)) {
-			fclose(f);
-			return val;
-		}
-	}
-	fclose(f);
-	return -1;
-}
-
 /*
  * Read file page 0 from the block device, at the block FIEMAP gives
  * without syncing the file first. 0, or -errno.
