@@ -183,6 +183,17 @@ err:
 	return ret;
 }
 
+void rdma_open_or_exit(struct rdma_ctx *r, const struct rdma_opts *opts,
+		       const char *prog)
+{
+	int err = rdma_open(r, opts);
+
+	if (err == -ENODEV)
+		ktap_exit_skip_all(prog, "no %s device", opts->dev);
+	if (err)
+		ktap_bail_out("cannot open %s: %s", opts->dev, strerror(-err));
+}
+
 void rdma_close(struct rdma_ctx *r)
 {
 	rdma_loop_destroy(r);

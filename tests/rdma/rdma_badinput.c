@@ -249,16 +249,11 @@ int main(int argc, char **argv)
 	struct rdma_opts opts;
 	struct rdma_ctx r;
 	char *buf;
-	int err;
 
 	rdma_parse_opts(argc, argv, &opts);
 	page_size = sysconf(_SC_PAGESIZE);
 	ktap_print_header();
-	err = rdma_open(&r, &opts);
-	if (err == -ENODEV)
-		ktap_exit_skip_all("rdma_badinput", "no %s device", opts.dev);
-	if (err)
-		ktap_bail_out("cannot open %s: %s", opts.dev, strerror(-err));
+	rdma_open_or_exit(&r, &opts, "rdma_badinput");
 	ktap_set_plan(NTESTS);
 
 	buf = map_anon(BUF_SIZE, PROT_READ | PROT_WRITE);

@@ -523,11 +523,7 @@ int main(int argc, char **argv)
 
 	rdma_parse_opts(argc, argv, &opts);
 	ktap_print_header();
-	err = rdma_open(&r, &opts);
-	if (err == -ENODEV)
-		ktap_exit_skip_all("rdma_mr", "no %s device", opts.dev);
-	if (err)
-		ktap_bail_out("cannot open %s: %s", opts.dev, strerror(-err));
+	rdma_open_or_exit(&r, &opts, "rdma_mr");
 	if (rdma_loop_connect(&r))
 		ktap_bail_out("cannot connect the loopback QP pair");
 

@@ -287,16 +287,11 @@ int main(int argc, char **argv)
 	struct rdma_opts opts;
 	struct rdma_ctx r;
 	unsigned int i, set;
-	int err;
 
 	rdma_parse_opts(argc, argv, &opts);
 	page_size = sysconf(_SC_PAGESIZE);
 	ktap_print_header();
-	err = rdma_open(&r, &opts);
-	if (err == -ENODEV)
-		ktap_exit_skip_all("rdma_ro_owner", "no %s device", opts.dev);
-	if (err)
-		ktap_bail_out("cannot open %s: %s", opts.dev, strerror(-err));
+	rdma_open_or_exit(&r, &opts, "rdma_ro_owner");
 	ktap_set_plan(NTESTS);
 	set = knobs_set();
 	if (set < 2)
