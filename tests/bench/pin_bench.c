@@ -402,37 +402,43 @@ static void copy_kloop(void *dst, const void *src, size_t n)
 			 : : "r8", "r9", "r10", "r11", "memory", "cc");
 }
 
+/* libc's memcpy(), kept from being folded into the caller's loop. */
+static void copy_libc(void *dst, const void *src, size_t n)
+{
+	memcpy(dst, src, n);
+	__asm__ volatile("" : : "r" (dst) : "memory");
+}
+
+/* Copy COPY_SIZE bytes page by page with @copy inside window @w. */
+static void bench_copy(enum window w, const char *name,
+		       void (*copy)(void *, const void *, size_t),
+		       char *to, const char *from)
+{
+	size_t off;
+	double t;
+
+	begin(w);
+	for (off = 0; off < COPY_SIZE; off += 4096)
+		copy(to + off, from + off, 4096);
+	t = end(w);
+	window(w, name, COPY_SIZE / 4096, "pages");
+	printf("BENCH %s %.0f ns/page\n", name, t * 1e9 / (COPY_SIZE / 4096));
+	if (memcmp(to, from, COPY_SIZE))
+		fprintf(stderr, "pin_bench: %s copied wrong\n", name);
+}
+
 /* A plain copy of the bytes a bounce copies: the physical floor. */
 static void bench_memcpy(void)
 {
 	static char a[COPY_SIZE], b[COPY_SIZE];
-	size_t off;
-	double t;
 
 	memset(a, 1, sizeof(a));
 	memset(b, 2, sizeof(b));
-	begin(W_MEMCPY_LIBC);
-	for (off = 0; off < COPY_SIZE; off += 4096) {
-		memcpy(b + off, a + off, 4096);
-		__asm__ volatile("" : : "r" (b) : "memory");
-	}
-	t = end(W_MEMCPY_LIBC);
-	window(W_MEMCPY_LIBC, "memcpy_libc", COPY_SIZE / 4096, "pages");
-	printf("BENCH memcpy_libc %.0f ns/page\n", t * 1e9 / (COPY_SIZE / 4096));
-	begin(W_MEMCPY_MOVSB);
-	for (off = 0; off < COPY_SIZE; off += 4096)
-		copy_movsb(b + off, a + off, 4096);
-	t = end(W_MEMCPY_MOVSB);
-	window(W_MEMCPY_MOVSB, "memcpy_movsb", COPY_SIZE / 4096, "pages");
-	printf("BENCH memcpy_movsb %.0f ns/page\n", t * 1e9 / (COPY_SIZE / 4096));
-	begin(W_MEMCPY_KLOOP);
-	for (off = 0; off < COPY_SIZE; off += 4096)
-		copy_kloop(b + off, a + off, 4096);
-	t = end(W_MEMCPY_KLOOP);
-	window(W_MEMCPY_KLOOP, "memcpy_kloop", COPY_SIZE / 4096, "pages");
-	printf("BENCH memcpy_kloop %.0f ns/page\n", t * 1e9 / (COPY_SIZE / 4096));
-	if (memcmp(a, b, COPY_SIZE))
-		fprintf(stderr, "pin_bench: memcpy_kloop copied wrong\n");
+	bench_copy(W_MEMCPY_LIBC, "memcpy_libc", copy_libc, b, a);
+	memset(b, 2, sizeof(b));
+	bench_copy(W_MEMCPY_MOVSB, "memcpy_movsb", copy_movsb, b, a);
+	memset(b, 2, sizeof(b));
+	bench_copy(W_MEMCPY_KLOOP, "memcpy_kloop", copy_kloop, b, a);
 }
 
 int main(int argc, char **argv)
