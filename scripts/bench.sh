@@ -7,7 +7,7 @@ set -euo pipefail
 
 usage() {
 	cat <<'USAGE'
-usage: scripts/bench.sh [--rounds N] [--help]     (make bench)
+usage: scripts/bench.sh [--rounds N] [--profile WINDOW] [--help]  (make bench)
 Builds (or reuses) the base kernel with the test patches and the series
 kernel, and the insn_window QEMU plugin (scripts/build-plugin.sh), then
 boots the two kernels alternately, N rounds (default 3), under TCG with
@@ -22,6 +22,11 @@ issue #13, decided on instruction counts.
 Results are kept in build/bench-{base,series}-ROUND/ (results.log: the
 guest's output; insn.log: the plugin's counts).
 
+--profile WINDOW (a workload name, e.g. write_fsync) boots each kernel
+once with the plugin also counting that window's kernel instructions per
+translation block, and prints with scripts/bench-profile.py the functions
+whose counts differ between base and series, instead of the ratios.
+
 Environment, for runs with kernels built elsewhere (all four together):
   BASE_KERNEL, SERIES_KERNEL   bzImages to boot instead of building them
   BASE_BIN, SERIES_BIN         directories with bench/pin_bench for each
@@ -29,10 +34,12 @@ BENCH_OUT (default build/) is where the bench-* directories go.
 USAGE
 }
 rounds=3
+profile=""
 while (( $# )); do
 	case $1 in
 	--help) usage; exit 0 ;;
 	--rounds) rounds=$2; shift 2 ;;
+	--profile) profile=$2; rounds=1; shift 2 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
@@ -58,6 +65,14 @@ else
 	done
 fi
 plugin=$("$TOP/scripts/build-plugin.sh")
+if [[ -n $profile ]]; then
+	# The window ids: pin_bench.c's enum window, W_WRITE_FSYNC = 1 onwards
+	id=$(sed -n '/^enum window {/,/^};/p' "$TOP/tests/bench/pin_bench.c" |
+	     tr -d ' \t\n' | sed 's/^enumwindow{//; s/};$//; s/=1//' |
+	     tr ',' '\n' | grep -nx "W_${profile^^}" | cut -d: -f1) ||
+		die "--profile: no window '$profile' in tests/bench/pin_bench.c"
+	plugin+=",profile=$id"
+fi
 
 out=${BENCH_OUT:-$BUILD}
 runs=()
@@ -72,4 +87,12 @@ for (( r = 1; r <= rounds; r++ )); do
 	done
 done
 
+if [[ -n $profile ]]; then
+	map() { echo "$(dirname "$1")/../../../System.map"; }
+	python3 "$TOP/scripts/bench-profile.py" \
+		"$out/bench-base-1" "${BASE_MAP:-$(map "${kernel[base]}")}" \
+		"$out/bench-series-1" "${SERIES_MAP:-$(map "${kernel[series]}")}" |
+		tee "$out/bench-profile-$profile.txt"
+	exit 0
+fi
 python3 "$TOP/scripts/bench-report.py" "${runs[@]}" | tee "$out/bench-report.txt"
