@@ -39,11 +39,13 @@ while (( $# )); do
 	case $1 in
 	--help) usage; exit 0 ;;
 	--rounds) rounds=$2; shift 2 ;;
-	--profile) profile=$2; rounds=1; shift 2 ;;
+	--profile) profile=$2; shift 2 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds takes a positive number"
+# A profile compares one boot of each kernel
+[[ -z $profile ]] || rounds=1
 
 declare -A kernel bin
 "$TOP/scripts/deps.sh"
