@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -724,4 +725,82 @@ long vmstat_read(const char *name)
 	}
 	fclose(f);
 	return -1;
+}
+
+/* ---- time, knobs, scratch file systems ---------------------------------- */
+
+double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int knob_rw(const char *path, char *val, size_t len, bool write)
+{
+	int fd = open(path, write ? O_WRONLY : O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write ? pwrite(fd, val, strlen(val), 0) : pread(fd, val, len - 1, 0);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	if (!write)
+		val[n] = '\0';
+	return 0;
+}
+
+unsigned int knobs_set(struct knob *k, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (knob_rw(k[i].path, k[i].saved, sizeof(k[i].saved), false))
+			break;
+		if (knob_rw(k[i].path, (char *)k[i].val, 0, true)) {
+			k[i].saved[0] = '\0';
+			break;
+		}
+	}
+	return i;
+}
+
+void knobs_restore(struct knob *k, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (k[i].saved[0])
+			knob_rw(k[i].path, k[i].saved, 0, true);
+}
+
+const char *fs_target(const char *fs, long magic, const char **blkdev,
+		      char *why, size_t whylen)
+{
+	char env[64], up[16];
+	const char *mnt;
+	struct statfs st;
+	size_t i;
+
+	for (i = 0; fs[i] && i < sizeof(up) - 1; i++)
+		up[i] = fs[i] >= 'a' && fs[i] <= 'z' ? fs[i] - 'a' + 'A' : fs[i];
+	up[i] = '\0';
+	snprintf(env, sizeof(env), "PINSAFE_DEV_%s", up);
+	*blkdev = getenv(env);
+	if (*blkdev && !**blkdev)
+		*blkdev = NULL;
+	snprintf(env, sizeof(env), "PINSAFE_MNT_%s", up);
+	mnt = getenv(env);
+	if (!mnt || !*mnt) {
+		snprintf(why, whylen, "no %s mount", fs);
+		return NULL;
+	}
+	if (statfs(mnt, &st) || st.f_type != magic) {
+		snprintf(why, whylen, "%s is not %s", mnt, fs);
+		return NULL;
+	}
+	return mnt;
 }

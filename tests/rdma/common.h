@@ -99,4 +99,30 @@ int disk_check(int fd, const char *blkdev, size_t len, unsigned int seed);
 
 long vmstat_read(const char *name);
 
+/* CLOCK_MONOTONIC in seconds. */
+double now_s(void);
+
+/*
+ * A sysctl (or any one-line file) a test sets and restores at exit. Set
+ * knobs in array order; knobs_set() stops at the first that cannot be read
+ * or written and returns how many were set (later ones may not exist on
+ * the base kernel). knobs_restore() puts back what was saved.
+ */
+struct knob {
+	const char *path;
+	const char *val;
+	char saved[32];
+};
+
+unsigned int knobs_set(struct knob *k, unsigned int n);
+void knobs_restore(struct knob *k, unsigned int n);
+
+/*
+ * The scratch file system of the guest runner: PINSAFE_MNT_<FS> must be
+ * mounted with @magic; PINSAFE_DEV_<FS> is its block device, or NULL.
+ * Returns the mount point, or NULL with the reason in @why.
+ */
+const char *fs_target(const char *fs, long magic, const char **blkdev,
+		      char *why, size_t whylen);
+
 #endif /* PINSAFE_RDMA_COMMON_H */

@@ -36,8 +36,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/vfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -54,65 +52,13 @@ static const char * const tests[] = { "writeback", "punch", "truncate" };
 #define NTESTS		(ARRAY_SIZE(fs_names) * ARRAY_SIZE(tests))
 
 /* Knobs this program changes, restored at exit. */
-static const char * const knobs[] = {
-	"/proc/sys/vm/dirty_expire_centisecs",
-	"/proc/sys/vm/dirty_writeback_centisecs",
-	"/proc/sys/vm/dma_pin_truncate_wait_ms",
-	"/proc/sys/vm/dma_pin_truncate_policy",
+static struct knob knobs[] = {
+	{ .path = "/proc/sys/vm/dirty_expire_centisecs", .val = "100" },
+	{ .path = "/proc/sys/vm/dirty_writeback_centisecs", .val = "50" },
+	{ .path = "/proc/sys/vm/dma_pin_truncate_wait_ms", .val = "5000" },
+	{ .path = "/proc/sys/vm/dma_pin_truncate_policy", .val = "1" },
 };
-static const char * const knob_vals[] = { "100", "50", "5000", "1" };
-static char knob_saved[ARRAY_SIZE(knobs)][32];
 static long page_size;
-
-static int knob_rw(const char *path, char *val, size_t len, bool write)
-{
-	int fd = open(path, write ? O_WRONLY : O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write ? pwrite(fd, val, strlen(val), 0) : pread(fd, val, len - 1, 0);
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	if (!write)
-		val[n] = '\0';
-	return 0;
-}
-
-/* Returns how many of knobs[] are set (the truncate ones may be absent). */
-static unsigned int knobs_set(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
-		if (knob_rw(knobs[i], knob_saved[i], sizeof(knob_saved[i]),
-			    false))
-			break;
-		if (knob_rw(knobs[i], (char *)knob_vals[i], 0, true)) {
-			knob_saved[i][0] = '\0';
-			break;
-		}
-	}
-	return i;
-}
-
-static void knobs_restore(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(knobs); i++)
-		if (knob_saved[i][0])
-			knob_rw(knobs[i], knob_saved[i], 0, true);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /*
  * Read file page 0 from the block device, at the block FIEMAP gives
@@ -156,7 +102,7 @@ static bool page_is(const uint8_t *buf, unsigned int seed)
 static void test_writeback(int fd, const char *blkdev, const char *name)
 {
 	unsigned int seed = 2;
-	double end = now() + WB_DEADLINE_S;
+	double end = now_s() + WB_DEADLINE_S;
 	void *page = NULL;
 	bool ok = false;
 	int ret = 0;
@@ -176,7 +122,7 @@ static void test_writeback(int fd, const char *blkdev, const char *name)
 		ktap_test_fail(name);
 		return;
 	}
-	while (!ok && now() < end) {
+	while (!ok && now_s() < end) {
 		usleep(250000);
 		ret = disk_page0(fd, blkdev, page);
 		ok = !ret && page_is(page, seed);
@@ -193,7 +139,7 @@ static void test_writeback(int fd, const char *blkdev, const char *name)
 static void test_cut(int fd, bool punch, bool knobs, const char *name)
 {
 	long waits = vmstat_read("pinned_truncate_waits");
-	double t = now();
+	double t = now_s();
 	int ret;
 
 	if (punch)
@@ -201,7 +147,7 @@ static void test_cut(int fd, bool punch, bool knobs, const char *name)
 				0, NPAGES * page_size);
 	else
 		ret = ftruncate(fd, 0);
-	t = now() - t;
+	t = now_s() - t;
 	if (ret)
 		ktap_print_msg("%s: %s", name, strerror(errno));
 	if (t > CUT_LIMIT_S)
@@ -218,10 +164,9 @@ static void run_fs(struct rdma_ctx *r, unsigned int i, bool knobs)
 {
 	char path[PATH_MAX], names[ARRAY_SIZE(tests)][64];
 	const char *mnt, *blkdev;
-	char env[32], why[PATH_MAX + 64] = "";
+	char why[PATH_MAX + 64] = "";
 	size_t size = NPAGES * page_size;
 	struct ibv_mr *mr = NULL;
-	struct statfs st;
 	unsigned int t;
 	void *addr = MAP_FAILED;
 	int fd = -1, err;
@@ -229,17 +174,8 @@ static void run_fs(struct rdma_ctx *r, unsigned int i, bool knobs)
 	for (t = 0; t < ARRAY_SIZE(tests); t++)
 		snprintf(names[t], sizeof(names[t]), "%s_%s", tests[t],
 			 fs_names[i]);
-	snprintf(env, sizeof(env), "PINSAFE_MNT_%s", i ? "XFS" : "EXT4");
-	mnt = getenv(env);
-	snprintf(env, sizeof(env), "PINSAFE_DEV_%s", i ? "XFS" : "EXT4");
-	blkdev = getenv(env);
-	if (blkdev && !*blkdev)
-		blkdev = NULL;
-	if (!mnt || !*mnt)
-		snprintf(why, sizeof(why), "no %s mount", fs_names[i]);
-	else if (statfs(mnt, &st) || st.f_type != fs_magic[i])
-		snprintf(why, sizeof(why), "%s is not %s", mnt, fs_names[i]);
-	if (!why[0]) {
+	mnt = fs_target(fs_names[i], fs_magic[i], &blkdev, why, sizeof(why));
+	if (mnt) {
 		snprintf(path, sizeof(path), "%s/rdma_ro_owner", mnt);
 		fd = file_create_filled(path, size, 1);
 		if (fd < 0 || fsync(fd))
@@ -293,15 +229,15 @@ int main(int argc, char **argv)
 	ktap_print_header();
 	rdma_open_or_exit(&r, &opts, "rdma_ro_owner");
 	ktap_set_plan(NTESTS);
-	set = knobs_set();
+	set = knobs_set(knobs, ARRAY_SIZE(knobs));
 	if (set < 2)
-		ktap_print_msg("cannot set %s", knobs[set]);
+		ktap_print_msg("cannot set %s", knobs[set].path);
 	else if (set < ARRAY_SIZE(knobs))
 		ktap_print_msg("no %s: this kernel's truncate does not wait",
-			       knobs[set]);
+			       knobs[set].path);
 	for (i = 0; i < ARRAY_SIZE(fs_names); i++)
 		run_fs(&r, i, set == ARRAY_SIZE(knobs));
-	knobs_restore();
+	knobs_restore(knobs, ARRAY_SIZE(knobs));
 	rdma_close(&r);
 	ktap_finished();
 }

@@ -22,3 +22,8 @@ suite rdma_ro_owner "${PINSAFE_TESTBIN:?}/rdma_ro_owner"
 
 # Unmodified perftest ib_write_bw --mmap=FILE over rxe, one test per fs.
 suite rdma_perftest sh "${PINSAFE_TESTBIN:?}/perftest.sh" tmpfs ext4 xfs
+
+# io_uring fixed buffers on MAP_SHARED ext4/xfs files: registration (refused
+# on base), O_DIRECT READ_FIXED into them beside writeback, sync and
+# truncate, data on disk, truncate policy, pins balanced after unregister.
+suite uring_fixed "${PINSAFE_TESTBIN:?}/uring_fixed"
