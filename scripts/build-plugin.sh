@@ -22,47 +22,13 @@ USAGE
 
 out=$BUILD/qemu-plugin
 hdr=$out/include/qemu-plugin.h
-SUDO=
-(( EUID != 0 )) && SUDO=sudo
-
-# add_deb_src: deb-src entries for every configured Debian deb entry.
-add_deb_src() {
-	local d=/etc/apt/sources.list.d f tmp
-	tmp=$(mktemp -d)
-	# deb822: each stanza of Types: deb on a Debian URI, as deb-src.
-	for f in "$d"/*.sources; do
-		[[ -f $f && $f != */pinsafe-src.sources ]] || continue
-		awk 'BEGIN { RS = ""; ORS = "\n\n" }
-		     /(^|\n)Types:[^\n]*deb( |\n|$)/ && /URIs:[^\n]*debian/ {
-			sub(/(^|\n)Types:[^\n]*/, "\nTypes: deb-src"); sub(/^\n/, "")
-			print }' "$f" >> "$tmp/src.sources"
-	done
-	# one-line style
-	for f in /etc/apt/sources.list "$d"/*.list; do
-		[[ -f $f && $f != */pinsafe-src.list ]] || continue
-		awk '$1 == "deb" && /debian/ { $1 = "deb-src"; print }' "$f" >> "$tmp/src.list"
-	done
-	[[ -s $tmp/src.sources || -s $tmp/src.list ]] ||
-		die "no Debian deb entry in /etc/apt to make a deb-src entry from"
-	[[ -s $tmp/src.sources ]] && $SUDO cp "$tmp/src.sources" "$d/pinsafe-src.sources"
-	[[ -s $tmp/src.list ]] && $SUDO cp "$tmp/src.list" "$d/pinsafe-src.list"
-	rm -rf "$tmp"
-	say "added deb-src entries ($d/pinsafe-src.*); apt-get update"
-	$SUDO apt-get update -q >&2
-}
-
 if [[ ! -f $hdr ]]; then
 	ver=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null) ||
 		die "qemu-system-x86 is not installed (scripts/deps.sh)"
-	if ! apt-cache showsrc qemu 2>/dev/null | grep -xF "Version: $ver" > /dev/null; then
-		add_deb_src
-		apt-cache showsrc qemu 2>/dev/null | grep -xF "Version: $ver" > /dev/null ||
-			die "apt has no source for qemu $ver even with deb-src entries"
-	fi
 	say "fetching the qemu $ver source package for qemu-plugin.h"
 	rm -rf "$out/src"
-	mkdir -p "$out/src" "$out/include"
-	(cd "$out/src" && apt-get source --download-only -q "qemu=$ver" >&2)
+	mkdir -p "$out/include"
+	apt_source qemu "$ver" "$out/src"
 	tar -xJf "$out"/src/qemu_*.orig.tar.xz -C "$out/src" --wildcards \
 		'*/include/qemu/qemu-plugin.h'
 	cp "$out"/src/qemu-*/include/qemu/qemu-plugin.h "$hdr.tmp"

@@ -9,7 +9,8 @@ usage() {
 usage: scripts/build-tests.sh [--base] [--config CFG] [--help]
 Builds gup_test and gup_longterm (and pin_* selftests when the tree has
 them) from the tree's tools/testing/selftests/mm against the uapi headers
-of build/obj-{series,base}-CFG, and tests/rdma, into
+of build/obj-{series,base}-CFG, and tests/rdma (with rdma-core's own
+tests from python3-pyverbs), into
 build/tests-{series,base}/. Prints that directory.
 USAGE
 }
@@ -41,5 +42,12 @@ make -s -C "$TOP/tests/bench" OUT="$out/bench" KSRC="$src" >&2 ||
 	die "tests/bench build failed"
 if [[ -f $TOP/tests/rdma/Makefile ]]; then
 	make -s -C "$TOP/tests/rdma" OUT="$out/rdma" >&2 || die "tests/rdma build failed"
+fi
+# rdma-core's own tests, as Debian's python3-pyverbs ships them (some gzipped).
+rct=/usr/share/doc/rdma-core/tests
+if [[ -f $rct/__init__.py ]]; then
+	rm -rf "$out/rdma/rdma-core-tests"
+	cp -r "$rct" "$out/rdma/rdma-core-tests"
+	find "$out/rdma/rdma-core-tests" -name '*.gz' -exec gunzip -f {} +
 fi
 echo "$out"

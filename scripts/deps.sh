@@ -22,7 +22,7 @@ PKGS=(
 	liburing-dev libcap-dev libnuma-dev
 	# rdma-core userspace
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
-	libibverbs-dev librdmacm-dev
+	libibverbs-dev librdmacm-dev python3-pyverbs
 	# lint
 	shellcheck python3-ply python3-git
 )

@@ -31,3 +31,43 @@ with_progress() {
 	say "$label: done in $(( $(date +%s) - start ))s (rc=$rc)"
 	return "$rc"
 }
+
+# add_deb_src: deb-src entries for every configured Debian deb entry.
+add_deb_src() {
+	local d=/etc/apt/sources.list.d f tmp SUDO=
+	(( EUID != 0 )) && SUDO=sudo
+	tmp=$(mktemp -d)
+	# deb822: each stanza of Types: deb on a Debian URI, as deb-src.
+	for f in "$d"/*.sources; do
+		[[ -f $f && $f != */pinsafe-src.sources ]] || continue
+		awk 'BEGIN { RS = ""; ORS = "\n\n" }
+		     /(^|\n)Types:[^\n]*deb( |\n|$)/ && /URIs:[^\n]*debian/ {
+			sub(/(^|\n)Types:[^\n]*/, "\nTypes: deb-src"); sub(/^\n/, "")
+			print }' "$f" >> "$tmp/src.sources"
+	done
+	# one-line style
+	for f in /etc/apt/sources.list "$d"/*.list; do
+		[[ -f $f && $f != */pinsafe-src.list ]] || continue
+		awk '$1 == "deb" && /debian/ { $1 = "deb-src"; print }' "$f" >> "$tmp/src.list"
+	done
+	[[ -s $tmp/src.sources || -s $tmp/src.list ]] ||
+		die "no Debian deb entry in /etc/apt to make a deb-src entry from"
+	[[ -s $tmp/src.sources ]] && $SUDO cp "$tmp/src.sources" "$d/pinsafe-src.sources"
+	[[ -s $tmp/src.list ]] && $SUDO cp "$tmp/src.list" "$d/pinsafe-src.list"
+	rm -rf "$tmp"
+	say "added deb-src entries ($d/pinsafe-src.*); apt-get update"
+	$SUDO apt-get update -q >&2
+}
+
+# apt_source PKG VERSION DIR: download the source package PKG=VERSION into
+# DIR (apt-get source --download-only), adding deb-src entries if needed.
+apt_source() {
+	local pkg=$1 ver=$2 dir=$3
+	if ! apt-cache showsrc "$pkg" 2>/dev/null | grep -xF "Version: $ver" > /dev/null; then
+		add_deb_src
+		apt-cache showsrc "$pkg" 2>/dev/null | grep -xF "Version: $ver" > /dev/null ||
+			die "apt has no source for $pkg $ver even with deb-src entries"
+	fi
+	mkdir -p "$dir"
+	(cd "$dir" && apt-get source --download-only -q "$pkg=$ver" >&2)
+}

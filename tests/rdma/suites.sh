@@ -27,3 +27,8 @@ suite rdma_perftest sh "${PINSAFE_TESTBIN:?}/perftest.sh" tmpfs ext4 xfs
 # on base), O_DIRECT READ_FIXED into them beside writeback, sync and
 # truncate, data on disk, truncate policy, pins balanced after unregister.
 suite uring_fixed "${PINSAFE_TESTBIN:?}/uring_fixed"
+
+# rdma-core's own test suite (pyverbs, as Debian ships it) on rxe0; known
+# rxe failures in rdma_core_known.txt.
+suite rdma_core python3 "${PINSAFE_TESTBIN:?}/rdma_core_tests.py" \
+	"${PINSAFE_TESTBIN:?}/rdma-core-tests" --dev rxe0
