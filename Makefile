@@ -6,7 +6,7 @@ ROUNDS ?= 3
 only := $(if $(ONLY),--only $(ONLY))
 
 .PHONY: help selftest deps base tree export build build-base tests check \
-	check-base compare demo lint bench clean
+	check-base compare demo lint bench two-host clean
 
 ## help: list the targets (this text)
 help:
@@ -70,6 +70,10 @@ lint:
 ## bench: guest instruction counts per workload, base vs series (TCG plugin)
 bench:
 	scripts/bench.sh --rounds $(ROUNDS)
+
+## two-host: RDMA between two guests into file MRs, series beside base
+two-host:
+	scripts/two-host.sh --config $(CONFIG)
 
 ## clean: remove kernel builds, test builds and run logs (keeps build/linux)
 clean:

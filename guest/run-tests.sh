@@ -10,6 +10,7 @@
 #   pinsafe_only  comma-separated suite name prefixes to run (default: all)
 #   pinsafe_filter comma-separated test names: pin_writeback runs only those
 #                 (pin_writeback -t NAME for each; default: all)
+#   pinsafe_role  server or client: one of two guests (scripts/two-host.sh)
 set -u
 
 RESULTS=/dev/ttyS1
@@ -138,16 +139,12 @@ setup_raid5() {
 	log "raid5: stable_writes=$(cat /sys/block/md0/queue/stable_writes) skip_copy=$(cat /sys/block/md0/md/skip_copy)"
 }
 
-setup_rdma() {
-	ip link set lo up
-	echo 0 > /proc/sys/net/ipv6/conf/default/accept_dad
-	if ! ip link add veth0 type veth peer name veth1 ||
-	   ! ip link set veth1 up || ! ip link set veth0 up ||
-	   ! rdma link add rxe0 type rxe netdev veth0; then
-		log "rxe setup failed"
+# rxe_add NETDEV: rxe0 on NETDEV, then wait (bounded) for its link-local GID.
+rxe_add() {
+	if ! rdma link add rxe0 type rxe netdev "$1"; then
+		log "rxe setup on $1 failed"
 		return 1
 	fi
-	# Wait (bounded) for the link-local GID of rxe0.
 	i=0
 	while [ $i -lt 50 ]; do
 		ibv_devinfo -d rxe0 -v 2>/dev/null | grep -q 'GID\[ *[0-9]*\]:.*fe80' && break
@@ -155,6 +152,44 @@ setup_rdma() {
 		i=$((i + 1))
 	done
 	ibv_devices > /dev/console 2>&1
+}
+
+setup_rdma() {
+	ip link set lo up
+	echo 0 > /proc/sys/net/ipv6/conf/default/accept_dad
+	if ! ip link add veth0 type veth peer name veth1 ||
+	   ! ip link set veth1 up || ! ip link set veth0 up; then
+		log "veth setup failed"
+		return 1
+	fi
+	rxe_add veth0
+}
+
+# One of two guests on a QEMU socket network (scripts/two-host.sh): eth0
+# is 10.0.2.1 on the server and 10.0.2.2 on the client, with rxe0 on it.
+# The server registers files and checks its disks; the client writes.
+run_two_host() {
+	case $pinsafe_role in
+	server) self=10.0.2.1 ;;
+	client) self=10.0.2.2 ;;
+	*) log "pinsafe_role must be server or client, not '$pinsafe_role'"; return 1 ;;
+	esac
+	setup_disks
+	ip link set lo up
+	echo 0 > /proc/sys/net/ipv6/conf/eth0/accept_dad
+	if ! ip addr add "$self/24" dev eth0 || ! ip link set eth0 up; then
+		log "eth0 setup failed (no virtio-net?)"
+		return 1
+	fi
+	rxe_add eth0 || return 1
+	log "two hosts: $pinsafe_role $self"
+	if [ "$pinsafe_role" = server ]; then
+		suite rdma_2host "$pinsafe_bin/rdma/rdma_2host" -s
+		suite perftest_2host sh "$pinsafe_bin/rdma/perftest_2host.sh" server ext4 xfs anon
+	else
+		suite rdma_2host "$pinsafe_bin/rdma/rdma_2host" -c 10.0.2.1
+		suite perftest_2host sh "$pinsafe_bin/rdma/perftest_2host.sh" client 10.0.2.1 ext4 xfs anon
+	fi
 }
 
 run_kunit_debugfs_check() {
@@ -225,6 +260,13 @@ run_bench() {
 }
 
 main() {
+	if [ -n "${pinsafe_role:-}" ]; then
+		run_two_host
+		dmesg > /tmp/dmesg.txt
+		log "all suites done"
+		echo "#### PINSAFE-DONE" > "$RESULTS"
+		return
+	fi
 	if [ "$only" = bench ]; then
 		run_bench
 		log "all suites done"

@@ -9,7 +9,7 @@ usage() {
 usage: scripts/run-qemu.sh --kernel BZIMAGE --bin TESTBIN --out DIR
                            [--only SUITES] [--filter TESTS] [--timeout SECONDS]
                            [--icount OPTS] [--plugin SO] [--smp N]
-                           [--append ARGS] [--help]
+                           [--append ARGS] [--net listen|connect:PORT] [--help]
 Boots BZIMAGE (--smp vCPUs, default 2; 2 GiB) with the host's / shared
 read-only over 9p and guest/init as PID 1. Fresh scratch disks become ext4
 (/dev/vda, 1 GiB), xfs (/dev/vdb, 1 GiB) and ext4 on dm-integrity (/dev/vdc, 128 MiB) in the
@@ -27,6 +27,9 @@ depend on how busy the host is (make bench uses it).
 scripts/build-plugin.sh (the insn_window instruction counter) with
 outfile=DIR/insn.log: one line per window the guest marks (TCG only).
 --append ARGS adds ARGS to the guest's kernel command line (e.g. idle=halt).
+--net listen:PORT or connect:PORT gives the guest a virtio-net NIC (eth0)
+on a QEMU socket network at 127.0.0.1:PORT: one guest listens, the other
+connects (scripts/two-host.sh). Without it the guest has no NIC.
 Progress lines ("pinsafe: ...") are echoed while the guest runs.
 
 Accelerator: PINSAFE_ACCEL=auto (default) uses KVM only if /dev/kvm is
@@ -42,7 +45,7 @@ scripts/demo-table.py judge the run.
 USAGE
 }
 kernel="" bin="" out="" only="" filter="" tmo=1800 icount="" plugin="" smp=2
-extra=""
+extra="" net=""
 while (( $# )); do
 	case $1 in
 	--help) usage; exit 0 ;;
@@ -56,6 +59,7 @@ while (( $# )); do
 	--plugin) plugin=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--append) extra=$2; shift 2 ;;
+	--net) net=$2; shift 2 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
@@ -136,10 +140,19 @@ append+=" pinsafe_dir=$TOP pinsafe_bin=$bin pinsafe_timeout=600"
 [[ $accel_mode == tcg ]] &&
 	append+=" watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=100"
 
+nic=(-nic none)
+if [[ -n $net ]]; then
+	[[ $net =~ ^(listen|connect):([0-9]+)$ ]] ||
+		die "--net takes listen:PORT or connect:PORT, not '$net'"
+	mac=52:54:00:12:34:0$([[ ${BASH_REMATCH[1]} == listen ]] && echo 1 || echo 2)
+	nic=(-netdev "socket,id=n0,${BASH_REMATCH[1]}=127.0.0.1:${BASH_REMATCH[2]}"
+	     -device "virtio-net-pci,netdev=n0,mac=$mac")
+fi
+
 say "booting $(basename "$kernel") (${accel[1]}), logs in $out"
 start=$(date +%s)
 timeout -k 10 "$tmo" qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m 2G \
-	-no-reboot -display none -monitor none -nic none \
+	-no-reboot -display none -monitor none "${nic[@]}" \
 	-kernel "$kernel" -append "$append" \
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \

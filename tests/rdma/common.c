@@ -223,7 +223,8 @@ static int qp_to_init(struct ibv_qp *qp)
 			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 }
 
-static int qp_to_rtr(struct rdma_ctx *r, struct ibv_qp *qp, uint32_t dest_qpn)
+static int qp_to_rtr(struct rdma_ctx *r, struct ibv_qp *qp, uint32_t dest_qpn,
+		     const union ibv_gid *dgid)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR,
@@ -235,7 +236,7 @@ static int qp_to_rtr(struct rdma_ctx *r, struct ibv_qp *qp, uint32_t dest_qpn)
 		.ah_attr = {
 			.is_global = 1,
 			.grh = {
-				.dgid = r->gid,
+				.dgid = *dgid,
 				.sgid_index = r->gid_index,
 				.hop_limit = 64,
 			},
@@ -302,7 +303,7 @@ int rdma_loop_connect(struct rdma_ctx *r)
 		if (ret)
 			goto err;
 		step = "modify QP to RTR";
-		ret = qp_to_rtr(r, r->qp[i], r->qp[!i]->qp_num);
+		ret = qp_to_rtr(r, r->qp[i], r->qp[!i]->qp_num, &r->gid);
 		if (ret)
 			goto err;
 		step = "modify QP to RTS";
@@ -331,6 +332,55 @@ void rdma_loop_destroy(struct rdma_ctx *r)
 	if (r->cq)
 		ibv_destroy_cq(r->cq);
 	r->cq = NULL;
+}
+
+/* ---- one QP to a remote peer ------------------------------------------ */
+
+int rdma_qp_create(struct rdma_ctx *r)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = {
+			.max_send_wr = 16,
+			.max_recv_wr = 1,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+	};
+	int ret;
+
+	r->cq = ibv_create_cq(r->ctx, 32, NULL, NULL, 0);
+	if (!r->cq)
+		return -errno;
+	init.send_cq = r->cq;
+	init.recv_cq = r->cq;
+	r->qp[0] = ibv_create_qp(r->pd, &init);
+	if (!r->qp[0]) {
+		ret = -errno;
+		rdma_loop_destroy(r);
+		return ret;
+	}
+	ret = qp_to_init(r->qp[0]);
+	if (ret) {
+		rdma_loop_destroy(r);
+		return -ret;
+	}
+	return 0;
+}
+
+int rdma_qp_connect(struct rdma_ctx *r, uint32_t qpn, const uint8_t gid[16])
+{
+	union ibv_gid dgid;
+	int ret;
+
+	memcpy(dgid.raw, gid, sizeof(dgid.raw));
+	ret = qp_to_rtr(r, r->qp[0], qpn, &dgid);
+	if (!ret)
+		ret = qp_to_rts(r, r->qp[0]);
+	if (ret)
+		ktap_print_msg("connect QP 0x%x to peer QP 0x%x: %s",
+			       r->qp[0]->qp_num, qpn, strerror(ret));
+	return -ret;
 }
 
 /* ---- memory registration and RDMA operations -------------------------- */
@@ -398,9 +448,8 @@ static const char *opcode_str(enum ibv_wr_opcode op)
 	       op == IBV_WR_RDMA_READ ? "RDMA READ" : "RDMA op";
 }
 
-int rdma_rw(struct rdma_ctx *r, enum ibv_wr_opcode op,
-	    struct ibv_mr *lmr, void *laddr, size_t len,
-	    struct ibv_mr *rmr, void *raddr)
+int rdma_op(struct rdma_ctx *r, enum ibv_wr_opcode op, struct ibv_mr *lmr,
+	    void *laddr, size_t len, uint32_t rkey, uint64_t raddr, bool quiet)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)laddr,
@@ -414,8 +463,8 @@ int rdma_rw(struct rdma_ctx *r, enum ibv_wr_opcode op,
 		.opcode = op,
 		.send_flags = IBV_SEND_SIGNALED,
 		.wr.rdma = {
-			.remote_addr = (uintptr_t)raddr,
-			.rkey = rmr->rkey,
+			.remote_addr = raddr,
+			.rkey = rkey,
 		},
 	};
 	struct ibv_send_wr *bad;
@@ -427,24 +476,33 @@ int rdma_rw(struct rdma_ctx *r, enum ibv_wr_opcode op,
 	if (ret) {
 		ktap_print_msg("%s: ibv_post_send: %s", opcode_str(op),
 			       strerror(ret));
-		goto reset;
+		return -1;
 	}
 	ret = wait_completion(r, &wc);
 	if (ret) {
 		ktap_print_msg("%s of %zu bytes: %s", opcode_str(op), len,
 			       ret == -ETIMEDOUT ? "timed out" : "poll failed");
-		goto reset;
+		return -1;
 	}
 	if (wc.status != IBV_WC_SUCCESS) {
 		ktap_print_msg("%s of %zu bytes: completion status %s (%d)",
 			       opcode_str(op), len,
 			       ibv_wc_status_str(wc.status), wc.status);
-		goto reset;
+		return -1;
 	}
-	ktap_print_msg("%s of %zu bytes: completed in %lld ms", opcode_str(op),
-		       len, now_ms() - start);
+	if (!quiet)
+		ktap_print_msg("%s of %zu bytes: completed in %lld ms",
+			       opcode_str(op), len, now_ms() - start);
 	return 0;
-reset:
+}
+
+int rdma_rw(struct rdma_ctx *r, enum ibv_wr_opcode op,
+	    struct ibv_mr *lmr, void *laddr, size_t len,
+	    struct ibv_mr *rmr, void *raddr)
+{
+	if (!rdma_op(r, op, lmr, laddr, len, rmr->rkey, (uintptr_t)raddr,
+		     false))
+		return 0;
 	/* An RC QP in error state stays there: rebuild the pair. */
 	rdma_loop_destroy(r);
 	if (rdma_loop_connect(r))

@@ -57,6 +57,15 @@ int rdma_loop_connect(struct rdma_ctx *r);
 void rdma_loop_destroy(struct rdma_ctx *r);
 
 /*
+ * One RC QP to a peer on another host: rdma_qp_create() makes the CQ and
+ * r->qp[0] (INIT); rdma_qp_connect() takes it to RTR and RTS towards the
+ * peer's QP number and GID, exchanged over any side channel. Torn down by
+ * rdma_loop_destroy()/rdma_close(). Return 0 or -errno.
+ */
+int rdma_qp_create(struct rdma_ctx *r);
+int rdma_qp_connect(struct rdma_ctx *r, uint32_t qpn, const uint8_t gid[16]);
+
+/*
  * ibv_reg_mr() that returns the errno of a failure in *err (0 on success)
  * and prints it as a diagnostic line.
  */
@@ -72,6 +81,13 @@ const char *rdma_access_str(int access);
 int rdma_rw(struct rdma_ctx *r, enum ibv_wr_opcode op,
 	    struct ibv_mr *lmr, void *laddr, size_t len,
 	    struct ibv_mr *rmr, void *raddr);
+
+/*
+ * The same on r->qp[0] to any peer, without rebuilding anything on failure
+ * (quiet: no line on success). Returns 0 or -1.
+ */
+int rdma_op(struct rdma_ctx *r, enum ibv_wr_opcode op, struct ibv_mr *lmr,
+	    void *laddr, size_t len, uint32_t rkey, uint64_t raddr, bool quiet);
 
 /* Deterministic, position-dependent byte patterns; seed tells them apart. */
 uint8_t pattern_byte(size_t off, unsigned int seed);

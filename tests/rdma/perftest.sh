@@ -29,77 +29,12 @@ SERVER_TIMEOUT=120	# hard bound of the server's life
 SERVER_GRACE=10		# seconds the server may outlive the client
 
 TMP=${TMPDIR:-/tmp}/pinsafe-perftest.$$
+# shellcheck source=tests/rdma/perftest_lib.sh
+. "$(dirname "$0")/perftest_lib.sh"
 failed=0
 passed=0
 skipped=0
 testno=0
-
-diag() {
-	printf '# %s\n' "$*"
-}
-
-result() {	# result ok|fail|skip NAME [REASON]
-	testno=$((testno + 1))
-	case $1 in
-	ok) echo "ok $testno $2"; passed=$((passed + 1)) ;;
-	skip) echo "ok $testno $2 # SKIP $3"; skipped=$((skipped + 1)) ;;
-	*) echo "not ok $testno $2"; failed=$((failed + 1)) ;;
-	esac
-}
-
-# The first non-zero GID of port 1 among the first 16, RoCE v2 first.
-gid_index() {
-	ports=/sys/class/infiniband/$DEV/ports/1
-	first=
-	i=0
-	while [ $i -lt 16 ]; do
-		gid=$(cat "$ports/gids/$i" 2>/dev/null) || gid=
-		case $gid in
-		'' | 0000:0000:0000:0000:0000:0000:0000:0000) ;;
-		*)
-			[ -n "$first" ] || first=$i
-			type=$(cat "$ports/gid_attrs/types/$i" 2>/dev/null)
-			if [ "$type" = "RoCE v2" ]; then
-				echo "$i"
-				return 0
-			fi
-			;;
-		esac
-		i=$((i + 1))
-	done
-	[ -n "$first" ] && echo "$first"
-}
-
-# Is anything listening on TCP port $1?
-listening() {
-	hex=$(printf '%04X' "$1")
-	grep -Eq ":$hex [0-9A-F]+:0000 0A " /proc/net/tcp /proc/net/tcp6 \
-		2>/dev/null
-}
-
-alive() {
-	kill -0 "$1" 2>/dev/null
-}
-
-# Wait up to $2 seconds for pid $1 to exit, then kill it; leaves its status
-# in $rc.
-reap() {
-	t=0
-	while alive "$1" && [ $t -lt $(($2 * 5)) ]; do
-		sleep 0.2
-		t=$((t + 1))
-	done
-	if alive "$1"; then
-		diag "server still running after ${2}s, killing it"
-		kill "$1" 2>/dev/null
-	fi
-	wait "$1"
-	rc=$?
-}
-
-show_log() {	# show_log PREFIX FILE
-	sed "s/^/# $1| /" "$2"
-}
 
 # run_pair FS MNT PORT: server and client on files in MNT. Sets srv_rc,
 # cli_rc and leaves the output in $TMP/server.log and $TMP/client.log.
@@ -196,13 +131,6 @@ test_fs() {	# test_fs FS PORT
 		fi
 		;;
 	esac
-}
-
-# Nothing can run: one skipped test (see ktap.h for why not "1..0").
-skip_all() {
-	echo "1..1"
-	echo "ok 1 perftest_write_bw # SKIP $1"
-	exit 4
 }
 
 cleanup() {

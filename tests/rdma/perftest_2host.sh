@@ -1,0 +1,160 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# perftest_2host.sh server MODE... | client SERVER_IP MODE...
+#
+# Unmodified perftest ib_write_bw between two hosts: the client writes into
+# the server's buffer, which is, per MODE, a MAP_SHARED file on ext4 or xfs
+# (--mmap; the server runs sync in a loop meanwhile, so writeback of the
+# registered file goes on all the time) or anonymous memory ("anon"). Each
+# side prints one KTAP document with one test per MODE (perftest exited 0);
+# the client also prints "# bw MODE MB/s" per mode and "# bw_ratio MODE/anon
+# R" for each file mode, which scripts/two-host.sh puts in its table.
+# Both sides must be given the same MODEs in the same order.
+#
+# Environment: PINSAFE_MNT_{EXT4,XFS}; PINSAFE_RDMA_DEV (default rxe0).
+
+DEV=${PINSAFE_RDMA_DEV:-rxe0}
+PORT_BASE=18700
+MSG_SIZE=65536
+DURATION=8		# seconds of traffic per mode (-D)
+FILE_MB=16
+SERVER_TIMEOUT=180	# the client may start late: the other guest boots
+CLIENT_TRIES=60		# client attempts, 1 s apart, until the server listens
+
+TMP=${TMPDIR:-/tmp}/pinsafe-perftest2.$$
+SKIP_NAME=perftest_2host
+failed=0
+passed=0
+skipped=0
+testno=0
+# shellcheck source=tests/rdma/perftest_lib.sh
+. "$(dirname "$0")/perftest_lib.sh"
+
+mode_mnt() {	# mode_mnt MODE: the mount point of a file mode, or ""
+	case $1 in
+	ext4) echo "${PINSAFE_MNT_EXT4:-}" ;;
+	xfs) echo "${PINSAFE_MNT_XFS:-}" ;;
+	*) echo "" ;;
+	esac
+}
+
+serve() {	# serve MODE PORT
+	mode=$1
+	mmap=
+	if [ "$mode" != anon ]; then
+		mnt=$(mode_mnt "$mode")
+		if [ -z "$mnt" ]; then
+			result skip "write_bw_$mode" "no $mode mount"
+			return
+		fi
+		file=$mnt/perftest.2host
+		dd if=/dev/zero of="$file" bs=1M count=$FILE_MB conv=fsync \
+			2>/dev/null
+		mmap=--mmap=$file
+	fi
+	set -- -d "$DEV" -x "$gid" -F -D $DURATION -s $MSG_SIZE -p "$2"
+	# shellcheck disable=SC2086 # $mmap is one word or none
+	timeout -k 5 $SERVER_TIMEOUT ib_write_bw "$@" $mmap \
+		> "$TMP/server.log" 2>&1 &
+	srv_pid=$!
+	syncs=0
+	if [ -n "$mmap" ]; then
+		while alive $srv_pid; do
+			sync
+			syncs=$((syncs + 1))
+			sleep 0.2
+		done
+	fi
+	wait $srv_pid
+	rc=$?
+	show_log server "$TMP/server.log"
+	diag "$mode: server exit $rc, $syncs syncs beside it"
+	[ -n "$mmap" ] && rm -f "$file"
+	if [ $rc -eq 0 ]; then
+		result ok "write_bw_$mode"
+	else
+		result fail "write_bw_$mode"
+	fi
+}
+
+# The average bandwidth (MB/s) of a perftest client log, or "".
+bw_of() {
+	awk '/BW average/ { getline; print $4; exit }' "$1"
+}
+
+run_client() {	# run_client SERVER MODE PORT
+	set -- "$1" "$2" -d "$DEV" -x "$gid" -F -D $DURATION -s $MSG_SIZE -p "$3"
+	server=$1 mode=$2
+	shift 2
+	try=0
+	while :; do
+		timeout -k 5 $((DURATION + 60)) ib_write_bw "$@" "$server" \
+			> "$TMP/client.log" 2>&1
+		rc=$?
+		try=$((try + 1))
+		# Not listening yet: the server side may still be setting up.
+		if [ $rc -ne 0 ] && [ $try -lt $CLIENT_TRIES ] &&
+		   grep -q "Couldn't connect" "$TMP/client.log"; then
+			sleep 1
+			continue
+		fi
+		break
+	done
+	show_log client "$TMP/client.log"
+	bw=$(bw_of "$TMP/client.log")
+	diag "$mode: client exit $rc after $try attempt(s)"
+	if [ "$rc" -eq 0 ] && [ -n "$bw" ]; then
+		diag "bw $mode $bw"
+		eval "bw_$mode=$bw"
+		result ok "write_bw_$mode"
+	else
+		result fail "write_bw_$mode"
+	fi
+}
+
+cleanup() {
+	rm -rf "$TMP"
+}
+
+main() {
+	role=${1:-}
+	echo "TAP version 13"
+	case $role in
+	server) shift ;;
+	client) server=${2:?server address}; shift 2 ;;
+	*) echo "usage: $0 server MODE... | client SERVER_IP MODE..." >&2; exit 2 ;;
+	esac
+	[ -d "/sys/class/infiniband/$DEV" ] || skip_all "no $DEV device"
+	command -v ib_write_bw > /dev/null ||
+		skip_all "ib_write_bw (perftest) not installed"
+	gid=$(gid_index)
+	[ -n "$gid" ] || skip_all "$DEV has no usable GID"
+	[ $# -gt 0 ] || set -- ext4 xfs anon
+	echo "1..$#"
+	diag "$role: device $DEV gid index $gid, $DURATION s of ${MSG_SIZE}-byte writes per mode"
+	mkdir -p "$TMP" || exit 1
+	trap cleanup EXIT
+	port=$PORT_BASE
+	for mode in "$@"; do
+		if [ "$role" = server ]; then
+			serve "$mode" $port
+		else
+			run_client "$server" "$mode" $port
+		fi
+		port=$((port + 1))
+	done
+	if [ "$role" = client ]; then
+		anon=${bw_anon:-}
+		for mode in "$@"; do
+			[ "$mode" = anon ] && continue
+			eval "bw=\${bw_$mode:-}"
+			[ -n "$anon" ] && [ -n "$bw" ] &&
+				diag "bw_ratio $mode/anon $(awk -v a="$bw" -v b="$anon" 'BEGIN { printf "%.3f", a / b }')"
+		done
+	fi
+	echo "# Totals: pass:$passed fail:$failed xfail:0 xpass:0 skip:$skipped error:0"
+	[ $failed -eq 0 ]
+}
+
+main "$@"
