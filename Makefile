@@ -6,7 +6,7 @@ ROUNDS ?= 3
 only := $(if $(ONLY),--only $(ONLY))
 
 .PHONY: help selftest deps base tree export build build-base tests check \
-	check-base compare demo lint bench two-host clean
+	check-base compare demo lint bench two-host fstests clean
 
 ## help: list the targets (this text)
 help:
@@ -74,6 +74,11 @@ bench:
 ## two-host: RDMA between two guests into file MRs, series beside base
 two-host:
 	scripts/two-host.sh --config $(CONFIG)
+
+## fstests: curated fstests on FS=ext4|xfs from FSTESTS=<checkout> [KERNEL=series|base] [GROUP=quick]
+fstests:
+	scripts/fstests.sh --fstests "$(FSTESTS)" --fs "$(FS)" --config $(CONFIG) \
+		$(if $(KERNEL),--kernels $(KERNEL)) $(if $(GROUP),--group $(GROUP))
 
 ## clean: remove kernel builds, test builds and run logs (keeps build/linux)
 clean:

@@ -11,6 +11,8 @@
 #   pinsafe_filter comma-separated test names: pin_writeback runs only those
 #                 (pin_writeback -t NAME for each; default: all)
 #   pinsafe_role  server or client: one of two guests (scripts/two-host.sh)
+#   pinsafe_fstests, pinsafe_fstests_fs, pinsafe_fstests_group,
+#   pinsafe_fstests_timeout  run fstests instead (scripts/fstests.sh)
 set -u
 
 RESULTS=/dev/ttyS1
@@ -259,7 +261,69 @@ run_bench() {
 	done
 }
 
+# fstests (scripts/fstests.sh): the built checkout pinsafe_fstests (on the
+# host, read-only over 9p) is copied to a tmpfs and run with
+# pinsafe_fstests_fs on /dev/vda (TEST) and /dev/vdb (SCRATCH): the tests of
+# tests/fstests/tests.list, or the group pinsafe_fstests_group, never those
+# of tests.exclude. One suite, fstests_<fs>, in KTAP (guest/fstests-ktap.py).
+run_fstests() {
+	fs=${pinsafe_fstests_fs:?}
+	src=$pinsafe_fstests
+	dst=/run/fstests
+	list=$pinsafe_dir/tests/fstests/tests.list
+	log "fstests: copying $src"
+	mkdir -p "$dst" /mnt/test /mnt/scratch
+	if ! cp -a "$src/." "$dst/"; then
+		log "fstests: copy of $src failed"
+		return 1
+	fi
+	cat > "$dst/local.config" <<-EOF
+	export FSTYP=$fs
+	export TEST_DEV=/dev/vda TEST_DIR=/mnt/test
+	export SCRATCH_DEV=/dev/vdb SCRATCH_MNT=/mnt/scratch
+	export RESULT_BASE=/tmp/fstests-results
+	EOF
+	case $fs in
+	ext4) mkfs.ext4 -q -F /dev/vda ;;
+	xfs) mkfs.xfs -q -f /dev/vda ;;
+	esac
+	awk '!/^#/ && NF { print $1 }' "$pinsafe_dir/tests/fstests/tests.exclude" \
+		> /tmp/fstests.exclude
+	if [ -n "${pinsafe_fstests_group:-}" ]; then
+		set -- -g "$pinsafe_fstests_group"
+		expected=0
+	else
+		# shellcheck disable=SC2046 # one word per test name
+		set -- $(awk '!/^#/ && NF { print $1 }' "$list")
+		expected=$#
+	fi
+	SUITE_TIMEOUT=${pinsafe_fstests_timeout:-5400}
+	cat > /tmp/fstests-run.sh <<-EOF
+	#!/bin/sh
+	cd $dst || exit 1
+	timeout -k 30 $((SUITE_TIMEOUT - 120)) ./check -R xunit \\
+		-E /tmp/fstests.exclude $* > /tmp/check.log 2>&1
+	rc=\$?
+	python3 $pinsafe_dir/guest/fstests-ktap.py \
+		/tmp/fstests-results/result.xml /tmp/check.log fstests_$fs $expected
+	exit \$rc
+	EOF
+	# Progress on the console: check's own lines, as they come.
+	(tail -n +1 -F /tmp/check.log 2>/dev/null | sed -u 's/^/pinsafe fstests: /' \
+		> /dev/console) &
+	tailer=$!
+	suite "fstests_$fs" sh /tmp/fstests-run.sh
+	kill $tailer 2>/dev/null
+}
+
 main() {
+	if [ -n "${pinsafe_fstests:-}" ]; then
+		run_fstests
+		dmesg > /tmp/dmesg.txt
+		log "all suites done"
+		echo "#### PINSAFE-DONE" > "$RESULTS"
+		return
+	fi
 	if [ -n "${pinsafe_role:-}" ]; then
 		run_two_host
 		dmesg > /tmp/dmesg.txt

@@ -9,7 +9,8 @@ usage() {
 usage: scripts/run-qemu.sh --kernel BZIMAGE --bin TESTBIN --out DIR
                            [--only SUITES] [--filter TESTS] [--timeout SECONDS]
                            [--icount OPTS] [--plugin SO] [--smp N]
-                           [--append ARGS] [--net listen|connect:PORT] [--help]
+                           [--append ARGS] [--net listen|connect:PORT]
+                           [--disk-size SIZE] [--help]
 Boots BZIMAGE (--smp vCPUs, default 2; 2 GiB) with the host's / shared
 read-only over 9p and guest/init as PID 1. Fresh scratch disks become ext4
 (/dev/vda, 1 GiB), xfs (/dev/vdb, 1 GiB) and ext4 on dm-integrity (/dev/vdc, 128 MiB) in the
@@ -30,6 +31,8 @@ outfile=DIR/insn.log: one line per window the guest marks (TCG only).
 --net listen:PORT or connect:PORT gives the guest a virtio-net NIC (eth0)
 on a QEMU socket network at 127.0.0.1:PORT: one guest listens, the other
 connects (scripts/two-host.sh). Without it the guest has no NIC.
+--disk-size SIZE sets the size of the ext4 and xfs scratch disks (sparse
+files, default 1G; make fstests uses more).
 Progress lines ("pinsafe: ...") are echoed while the guest runs.
 
 Accelerator: PINSAFE_ACCEL=auto (default) uses KVM only if /dev/kvm is
@@ -45,7 +48,7 @@ scripts/demo-table.py judge the run.
 USAGE
 }
 kernel="" bin="" out="" only="" filter="" tmo=1800 icount="" plugin="" smp=2
-extra="" net=""
+extra="" net="" disk_size=1G
 while (( $# )); do
 	case $1 in
 	--help) usage; exit 0 ;;
@@ -60,6 +63,7 @@ while (( $# )); do
 	--smp) smp=$2; shift 2 ;;
 	--append) extra=$2; shift 2 ;;
 	--net) net=$2; shift 2 ;;
+	--disk-size) disk_size=$2; shift 2 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
@@ -70,7 +74,8 @@ kernel=$(realpath "$kernel") bin=$(realpath "$bin")
 mkdir -p "$out"
 out=$(realpath "$out")
 rm -f "$out"/{console,results,qemu,insn}.log "$out"/qemu.rc "$out"/*.img
-truncate -s 1G "$out/ext4.img" "$out/xfs.img"
+[[ $disk_size =~ ^[0-9]+[MG]$ ]] || die "--disk-size takes e.g. 512M or 8G, not '$disk_size'"
+truncate -s "$disk_size" "$out/ext4.img" "$out/xfs.img"
 truncate -s 128M "$out/integ.img"
 
 # kvm_usable: succeeds if KVM can really run a guest here; otherwise
