@@ -6,7 +6,7 @@ ROUNDS ?= 3
 only := $(if $(ONLY),--only $(ONLY))
 
 .PHONY: help selftest deps base tree export build build-base tests check \
-	check-base compare demo lint bench two-host fstests clean
+	check-base compare demo lint bench two-host fstests soak clean
 
 ## help: list the targets (this text)
 help:
@@ -79,6 +79,11 @@ two-host:
 fstests:
 	scripts/fstests.sh --fstests "$(FSTESTS)" --fs "$(FS)" --config $(CONFIG) \
 		$(if $(KERNEL),--kernels $(KERNEL)) $(if $(GROUP),--group $(GROUP))
+
+## soak: DURATION=30m of every writer and disturbance at once (CONFIG=debug)
+soak:
+	scripts/soak.sh --duration $(or $(DURATION),30m) --config $(or $(filter-out test,$(CONFIG)),debug) \
+		$(if $(KERNEL),--kernels $(KERNEL))
 
 ## clean: remove kernel builds, test builds and run logs (keeps build/linux)
 clean:

@@ -13,6 +13,7 @@
 #   pinsafe_role  server or client: one of two guests (scripts/two-host.sh)
 #   pinsafe_fstests, pinsafe_fstests_fs, pinsafe_fstests_group,
 #   pinsafe_fstests_timeout  run fstests instead (scripts/fstests.sh)
+#   pinsafe_soak  seconds: run the soak test instead (scripts/soak.sh)
 set -u
 
 RESULTS=/dev/ttyS1
@@ -317,6 +318,19 @@ run_fstests() {
 }
 
 main() {
+	if [ -n "${pinsafe_soak:-}" ]; then
+		# make soak: every writer and disturbance at once (tests/soak).
+		setup_disks
+		setup_rdma
+		SUITE_TIMEOUT=$((pinsafe_soak + 900))
+		suite soak "$pinsafe_bin/soak/soak" -t "$pinsafe_soak"
+		echo 1 > /proc/sys/vm/stat_refresh 2>/dev/null
+		log "vmstat: $(grep -E 'pinned|nr_foll_pin|bounce' /proc/vmstat | tr '\n' ' ')"
+		dmesg > /tmp/dmesg.txt
+		log "all suites done"
+		echo "#### PINSAFE-DONE" > "$RESULTS"
+		return
+	fi
 	if [ -n "${pinsafe_fstests:-}" ]; then
 		run_fstests
 		dmesg > /tmp/dmesg.txt

@@ -40,6 +40,9 @@ make -s -C "$st" OUTPUT="$out/mm" KHDR_INCLUDES="-isystem $obj/usr/include" \
 mkdir -p "$out/bench"
 make -s -C "$TOP/tests/bench" OUT="$out/bench" KSRC="$src" >&2 ||
 	die "tests/bench build failed"
+mkdir -p "$out/soak"
+make -s -C "$TOP/tests/soak" OUT="$out/soak" KSRC="$src" >&2 ||
+	die "tests/soak build failed"
 if [[ -f $TOP/tests/rdma/Makefile ]]; then
 	make -s -C "$TOP/tests/rdma" OUT="$out/rdma" >&2 || die "tests/rdma build failed"
 fi

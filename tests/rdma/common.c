@@ -645,10 +645,10 @@ bool file_check(int fd, size_t len, unsigned int seed, const char *what)
 			  FIEMAP_EXTENT_DATA_TAIL | FIEMAP_EXTENT_UNWRITTEN)
 
 /* Compare file bytes [off, off + n) stored at device offset phys. */
-static int disk_compare(int devfd, uint8_t *buf, uint64_t phys, size_t off,
-			size_t n, unsigned int seed, const char *blkdev)
+/* Read [phys, phys + n) of the device into dst, through an aligned bounce. */
+static int disk_pread(int devfd, uint8_t *buf, uint8_t *dst, uint64_t phys,
+		      size_t n)
 {
-	char what[96];
 	size_t done = 0, skip, want, got;
 	uint64_t start;
 	ssize_t r;
@@ -663,16 +663,14 @@ static int disk_compare(int devfd, uint8_t *buf, uint64_t phys, size_t off,
 			return -errno;
 		if ((size_t)r < skip + want)
 			return -EIO;
-		snprintf(what, sizeof(what), "%s at byte %llu", blkdev,
-			 (unsigned long long)(phys + done));
-		if (!pattern_check_at(buf + skip, want, off + done, seed, what))
-			return 1;
+		memcpy(dst + done, buf + skip, want);
 		done += want;
 	}
 	return 0;
 }
 
-int disk_check(int fd, const char *blkdev, size_t len, unsigned int seed)
+int disk_read(int fd, const char *blkdev, void *dst, size_t len, bool holes,
+	      bool verbose)
 {
 	size_t fmsize = sizeof(struct fiemap) +
 			FIEMAP_BATCH * sizeof(struct fiemap_extent);
@@ -690,6 +688,7 @@ int disk_check(int fd, const char *blkdev, size_t len, unsigned int seed)
 		ret = -ENOMEM;
 		goto out;
 	}
+	memset(dst, 0, len);
 
 	while (pos < len && ret == 0) {
 		memset(fm, 0, fmsize);
@@ -703,6 +702,8 @@ int disk_check(int fd, const char *blkdev, size_t len, unsigned int seed)
 			break;
 		}
 		if (fm->fm_mapped_extents == 0) {
+			if (holes)
+				break;
 			ktap_print_msg("fiemap: hole from %zu to %zu: data not on disk",
 				       pos, len);
 			ret = 1;
@@ -714,23 +715,28 @@ int disk_check(int fd, const char *blkdev, size_t len, unsigned int seed)
 			size_t end = MIN(len, e->fe_logical + e->fe_length);
 			size_t from = MAX(pos, e->fe_logical);
 
-			ktap_print_msg("fiemap: logical %llu physical %llu length %llu flags 0x%x",
-				       (unsigned long long)e->fe_logical,
-				       (unsigned long long)e->fe_physical,
-				       (unsigned long long)e->fe_length,
-				       e->fe_flags);
-			if (e->fe_logical > pos) {
+			if (verbose)
+				ktap_print_msg("fiemap: logical %llu physical %llu length %llu flags 0x%x",
+					       (unsigned long long)e->fe_logical,
+					       (unsigned long long)e->fe_physical,
+					       (unsigned long long)e->fe_length,
+					       e->fe_flags);
+			if (e->fe_logical > pos && !holes) {
 				ktap_print_msg("fiemap: hole at %zu: data not on disk",
 					       pos);
 				ret = 1;
+			} else if (e->fe_flags & FIEMAP_EXTENT_UNWRITTEN && holes) {
+				/* reads as zeroes */
 			} else if (e->fe_flags & FIEMAP_BAD_FLAGS) {
-				ktap_print_msg("fiemap: extent flags 0x%x: data not (verifiably) on disk",
+				ktap_print_msg("fiemap: extent at %llu flags 0x%x: data not (verifiably) on disk",
+					       (unsigned long long)e->fe_logical,
 					       e->fe_flags);
 				ret = 1;
 			} else if (end > from) {
-				ret = disk_compare(devfd, buf,
-						   e->fe_physical + (from - e->fe_logical),
-						   from, end - from, seed, blkdev);
+				ret = disk_pread(devfd, buf, (uint8_t *)dst + from,
+						 e->fe_physical +
+						 (from - e->fe_logical),
+						 end - from);
 			}
 			if (end <= pos && ret == 0) {
 				ktap_print_msg("fiemap: no progress at %zu", pos);
@@ -740,7 +746,7 @@ int disk_check(int fd, const char *blkdev, size_t len, unsigned int seed)
 			if (e->fe_flags & FIEMAP_EXTENT_LAST)
 				break;
 		}
-		if (ret == 0 && pos < len &&
+		if (ret == 0 && pos < len && !holes &&
 		    (fm->fm_extents[fm->fm_mapped_extents - 1].fe_flags &
 		     FIEMAP_EXTENT_LAST)) {
 			ktap_print_msg("fiemap: file ends at %zu, expected %zu",
@@ -749,11 +755,27 @@ int disk_check(int fd, const char *blkdev, size_t len, unsigned int seed)
 		}
 	}
 	if (ret < 0)
-		ktap_print_msg("disk check on %s: %s", blkdev, strerror(-ret));
+		ktap_print_msg("disk read on %s: %s", blkdev, strerror(-ret));
 out:
 	free(buf);
 	free(fm);
 	close(devfd);
+	return ret;
+}
+
+int disk_check(int fd, const char *blkdev, size_t len, unsigned int seed)
+{
+	uint8_t *data = malloc(len);
+	char what[96];
+	int ret;
+
+	if (!data)
+		return -ENOMEM;
+	ret = disk_read(fd, blkdev, data, len, false, true);
+	snprintf(what, sizeof(what), "file data on %s", blkdev);
+	if (!ret && !pattern_check(data, len, seed, what))
+		ret = 1;
+	free(data);
 	return ret;
 }
 

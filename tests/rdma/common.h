@@ -112,6 +112,13 @@ bool file_check(int fd, size_t len, unsigned int seed, const char *what);
  * holes, unwritten or delalloc extents), -errno if it could not check.
  */
 int disk_check(int fd, const char *blkdev, size_t len, unsigned int seed);
+/*
+ * The same mapping, into dst: fd's [0, len) as the block device holds it.
+ * With holes, holes and unwritten extents read as zeroes; without, they
+ * are a mismatch (1). verbose prints each extent. 0, 1 or -errno.
+ */
+int disk_read(int fd, const char *blkdev, void *dst, size_t len, bool holes,
+	      bool verbose);
 
 long vmstat_read(const char *name);
 
