@@ -12,10 +12,12 @@
  * registered:
  *
  *   register_<fs>    the registration succeeds
- *   read_fixed_<fs>  NCHUNKS O_DIRECT READ_FIXED of a source file (another
- *                    pattern) into the registered range, while a thread
+ *   read_fixed_<fs>  passes of NCHUNKS O_DIRECT READ_FIXED of a source file
+ *                    (another pattern) into the registered range, until
+ *                    MIN_CHURN rounds of a thread that
  *                    runs fsync(), sync_file_range(), sync() and truncates
- *                    and re-extends the file's unregistered tail; every
+ *                    and re-extends the file's unregistered tail overlapped
+ *                    them; every
  *                    read completes in full and the mapping then holds the
  *                    source's bytes
  *   disk_<fs>        after fsync(), the block device (FIEMAP + O_DIRECT)
@@ -52,6 +54,8 @@
 #define NCHUNKS		16
 #define CUT_LIMIT_S	1.0
 #define IO_TIMEOUT_S	60
+#define MIN_CHURN	20	/* churn rounds the reads must overlap */
+#define MAX_PASSES	500
 
 static const char * const fs_names[] = { "ext4", "xfs" };
 static const long fs_magic[] = { EXT4_SUPER_MAGIC, XFS_SUPER_MAGIC };
@@ -73,7 +77,7 @@ struct churn {
 	int fd;
 	size_t keep;		/* the registered range: never cut */
 	atomic_bool stop;
-	unsigned long rounds;
+	atomic_ulong rounds;
 	int err;		/* first errno of a failed operation */
 	const char *what;
 };
@@ -160,6 +164,7 @@ static bool test_read(struct io_uring *ring, int fd, int src, void *buf,
 		      size_t len, const char *name)
 {
 	struct churn c = { .fd = fd, .keep = len };
+	unsigned int passes = 0;
 	pthread_t thr;
 	bool ok;
 
@@ -167,11 +172,16 @@ static bool test_read(struct io_uring *ring, int fd, int src, void *buf,
 		ktap_print_msg("%s: pthread_create failed", name);
 		return false;
 	}
-	ok = read_fixed(ring, src, buf, len, name);
+	/* Read again and again until the churn has had MIN_CHURN rounds. */
+	do {
+		ok = read_fixed(ring, src, buf, len, name);
+		passes++;
+	} while (ok && passes < MAX_PASSES &&
+		 atomic_load(&c.rounds) < MIN_CHURN);
 	atomic_store(&c.stop, true);
 	pthread_join(thr, NULL);
-	ktap_print_msg("%s: %lu rounds of fsync/sync_file_range/truncate beside the reads",
-		       name, c.rounds);
+	ktap_print_msg("%s: %u passes of %u reads, %lu rounds of fsync/sync_file_range/truncate beside them",
+		       name, passes, NCHUNKS, (unsigned long)c.rounds);
 	if (c.err) {
 		ktap_print_msg("%s: %s: %s", name, c.what, strerror(c.err));
 		ok = false;
