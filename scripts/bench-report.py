@@ -186,11 +186,24 @@ def main(args):
             print(f'  series, {fs}: integrity writeback pinned/unpinned '
                   f'{m:.3f} [{min(v):.3f}-{max(v):.3f}]{limit}')
 
-    def bounce(r, b):
+    def bounce_gross(r, b):
         pages = b['wb_pinned_integ_bounced'][0]
         return (r['wb_pinned_integ']['kernel'] -
                 r['wb_unpinned_integ']['kernel']) / pages
 
+    # A pinned page on dm-integrity is kept dirty and bounced; on plain
+    # ext4 (same boot) only kept dirty. The difference is the bounce alone,
+    # which the target is about; keeping it dirty has its own target above.
+    def bounce(r, b):
+        kept = (r['wb_pinned']['kernel'] - r['wb_unpinned']['kernel']) / \
+            b['wb_pinned_kept_dirty'][0]
+        return bounce_gross(r, b) - kept
+
+    g = per_round('series', bounce_gross)
+    if g:
+        print(f'  series: pinned minus unpinned writeback on dm-integrity '
+              f'{statistics.median(g):.0f} kernel instructions per bounced '
+              f'page (kept dirty and bounced)')
     v = per_round('series', bounce)
     if v:
         # memcpy_kloop runs the loop of the kernel's own memcpy (no FSRM
@@ -205,7 +218,8 @@ def main(args):
             tail = (f', want <= {BOUNCE_LIMIT}: ' + verdict(
                 m <= BOUNCE_LIMIT, max(x) <= BOUNCE_LIMIT,
                 min(x) <= BOUNCE_LIMIT)) if mc == 'memcpy_kloop' else ''
-            print(f'  series: bounce, extra kernel instructions per bounced '
+            print(f'  series: bounce alone (less keeping dirty, from ext4), '
+                  f'kernel instructions per bounced '
                   f'page {statistics.median(v):.0f} vs {mc} '
                   f'{statistics.median(cp):.0f} per page: {m:.2f}x{tail}')
     for b in bad:
