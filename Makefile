@@ -75,10 +75,11 @@ bench:
 two-host:
 	scripts/two-host.sh --config $(CONFIG)
 
-## fstests: curated fstests on FS=ext4|xfs from FSTESTS=<checkout> [KERNEL=series|base] [GROUP=quick]
+## fstests: curated fstests on FS=ext4|xfs from FSTESTS=<checkout> [KERNEL=series|base] [GROUP=quick|TESTS=a,b]
 fstests:
 	scripts/fstests.sh --fstests "$(FSTESTS)" --fs "$(FS)" --config $(CONFIG) \
-		$(if $(KERNEL),--kernels $(KERNEL)) $(if $(GROUP),--group $(GROUP))
+		$(if $(KERNEL),--kernels $(KERNEL)) $(if $(GROUP),--group $(GROUP)) \
+		$(if $(TESTS),--tests $(TESTS))
 
 ## soak: DURATION=30m of every writer and disturbance at once (CONFIG=debug)
 soak:

@@ -12,6 +12,7 @@
 #                 (pin_writeback -t NAME for each; default: all)
 #   pinsafe_role  server or client: one of two guests (scripts/two-host.sh)
 #   pinsafe_fstests, pinsafe_fstests_fs, pinsafe_fstests_group,
+#   pinsafe_fstests_tests,
 #   pinsafe_fstests_timeout  run fstests instead (scripts/fstests.sh)
 #   pinsafe_soak  seconds: run the soak test instead (scripts/soak.sh)
 set -u
@@ -293,6 +294,10 @@ run_fstests() {
 	if [ -n "${pinsafe_fstests_group:-}" ]; then
 		set -- -g "$pinsafe_fstests_group"
 		expected=0
+	elif [ -n "${pinsafe_fstests_tests:-}" ]; then
+		# shellcheck disable=SC2046 # one word per test name
+		set -- $(echo "$pinsafe_fstests_tests" | tr ',' ' ')
+		expected=$#
 	else
 		# shellcheck disable=SC2046 # one word per test name
 		set -- $(awk '!/^#/ && NF { print $1 }' "$list")

@@ -7,12 +7,13 @@ set -euo pipefail
 usage() {
 	cat <<'USAGE'
 usage: scripts/fstests.sh --fstests DIR --fs ext4|xfs [--kernels series,base]
-                          [--group GROUP] [--config test|debug] [--help]
+                          [--group GROUP | --tests T1,T2...] [--config test|debug]
+                          [--help]
 Runs fstests from DIR (an fstests checkout you have: fstests is not in
 Debian 12 and nothing of it is committed here) in the test kernel, for each
 kernel (default series, then base): TEST and SCRATCH are two 8 GiB virtio
 disks, the tests are those of tests/fstests/tests.list (or fstests group
-GROUP, e.g. quick on a machine with KVM), never those of
+GROUP, e.g. quick on a machine with KVM, or the --tests given), never those of
 tests/fstests/tests.exclude. Installs fstests' build dependencies and
 builds DIR if needed (make), and creates the fsgqa users fstests asks for
 (useradd) if missing. Logs: build/run-fstests-FS-KERNEL-CONFIG/. Prints
@@ -21,7 +22,7 @@ exits non-zero if a test failed on the first kernel.
 Budget about 45 minutes per file system and kernel under TCG.
 USAGE
 }
-fst="" fs="" kernels=series,base group="" cfg=test
+fst="" fs="" kernels=series,base group="" tests="" cfg=test
 while (( $# )); do
 	case $1 in
 	--help) usage; exit 0 ;;
@@ -29,6 +30,7 @@ while (( $# )); do
 	--fs) fs=$2; shift 2 ;;
 	--kernels) kernels=$2; shift 2 ;;
 	--group) group=$2; shift 2 ;;
+	--tests) tests=$2; shift 2 ;;
 	--config) cfg=$2; shift 2 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -38,6 +40,9 @@ done
 [[ $fs == ext4 || $fs == xfs ]] || die "--fs takes ext4 or xfs"
 [[ $kernels =~ ^(series|base)(,(series|base))?$ ]] || die "--kernels takes series, base or both"
 [[ -z $group || $group =~ ^[a-z_,]+$ ]] || die "bad --group '$group'"
+[[ -z $tests || $tests =~ ^[a-z0-9]+/[0-9]+(,[a-z0-9]+/[0-9]+)*$ ]] ||
+	die "--tests takes e.g. generic/029,xfs/011, not '$tests'"
+[[ -z $group || -z $tests ]] || die "--group and --tests exclude each other"
 fst=$(realpath "$fst")
 [[ $fst != *' '* ]] || die "paths with spaces are not supported"
 
@@ -81,6 +86,7 @@ done
 IFS=, read -r -a which <<< "$kernels"
 append="pinsafe_fstests=$fst pinsafe_fstests_fs=$fs pinsafe_fstests_timeout=5400"
 [[ -n $group ]] && append+=" pinsafe_fstests_group=$group"
+[[ -n $tests ]] && append+=" pinsafe_fstests_tests=$tests"
 args=()
 for w in "${which[@]}"; do
 	qargs=()
