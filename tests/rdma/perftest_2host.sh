@@ -6,18 +6,21 @@
 # Unmodified perftest ib_write_bw between two hosts: the client writes into
 # the server's buffer, which is, per MODE, a MAP_SHARED file on ext4 or xfs
 # (--mmap; the server runs sync in a loop meanwhile, so writeback of the
-# registered file goes on all the time) or anonymous memory ("anon"). Each
-# side prints one KTAP document with one test per MODE (perftest exited 0);
-# the client also prints "# bw MODE MB/s" per mode and "# bw_ratio MODE/anon
-# R" for each file mode, which scripts/two-host.sh puts in its table.
-# Both sides must be given the same MODEs in the same order.
+# registered file goes on all the time) or anonymous memory ("anon"). A
+# MODE may be given several times (interleaved rounds: TCG's speed drifts).
+# Each side prints one KTAP document with one test per MODE given,
+# write_bw_MODE_N (perftest exited 0); the client also prints "# bw MODE
+# MB/s..." with every round's average and their median, and "# bw_ratio
+# MODE/anon R" of the medians for each file mode, which
+# scripts/two-host.sh shows. Both sides must be given the same MODEs in
+# the same order.
 #
 # Environment: PINSAFE_MNT_{EXT4,XFS}; PINSAFE_RDMA_DEV (default rxe0).
 
 DEV=${PINSAFE_RDMA_DEV:-rxe0}
 PORT_BASE=18700
 MSG_SIZE=65536
-DURATION=8		# seconds of traffic per mode (-D)
+DURATION=10		# seconds of traffic per round (-D)
 FILE_MB=16
 SERVER_TIMEOUT=180	# the client may start late: the other guest boots
 CLIENT_TRIES=60		# client attempts, 1 s apart, until the server listens
@@ -39,13 +42,19 @@ mode_mnt() {	# mode_mnt MODE: the mount point of a file mode, or ""
 	esac
 }
 
-serve() {	# serve MODE PORT
-	mode=$1
+# nth MODE: sets n to how many times MODE has been run, this one included.
+nth() {
+	n=0
+	eval "n=\$((\${nth_$1:-0} + 1)); nth_$1=\$n"
+}
+
+serve() {	# serve MODE PORT NAME
+	mode=$1 name=$3
 	mmap=
 	if [ "$mode" != anon ]; then
 		mnt=$(mode_mnt "$mode")
 		if [ -z "$mnt" ]; then
-			result skip "write_bw_$mode" "no $mode mount"
+			result skip "$name" "no $mode mount"
 			return
 		fi
 		file=$mnt/perftest.2host
@@ -72,10 +81,15 @@ serve() {	# serve MODE PORT
 	diag "$mode: server exit $rc, $syncs syncs beside it"
 	[ -n "$mmap" ] && rm -f "$file"
 	if [ $rc -eq 0 ]; then
-		result ok "write_bw_$mode"
+		result ok "$name"
 	else
-		result fail "write_bw_$mode"
+		result fail "$name"
 	fi
+}
+
+median() {	# median NUMBER...
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+		print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 # The average bandwidth (MB/s) of a perftest client log, or "".
@@ -83,7 +97,8 @@ bw_of() {
 	awk '/BW average/ { getline; print $4; exit }' "$1"
 }
 
-run_client() {	# run_client SERVER MODE PORT
+run_client() {	# run_client SERVER MODE PORT NAME
+	name=$4
 	set -- "$1" "$2" -d "$DEV" -x "$gid" -F -D $DURATION -s $MSG_SIZE -p "$3"
 	server=$1 mode=$2
 	shift 2
@@ -105,11 +120,10 @@ run_client() {	# run_client SERVER MODE PORT
 	bw=$(bw_of "$TMP/client.log")
 	diag "$mode: client exit $rc after $try attempt(s)"
 	if [ "$rc" -eq 0 ] && [ -n "$bw" ]; then
-		diag "bw $mode $bw"
-		eval "bw_$mode=$bw"
-		result ok "write_bw_$mode"
+		eval "bws_$mode=\"\${bws_$mode:-} $bw\""
+		result ok "$name"
 	else
-		result fail "write_bw_$mode"
+		result fail "$name"
 	fi
 }
 
@@ -137,18 +151,29 @@ main() {
 	trap cleanup EXIT
 	port=$PORT_BASE
 	for mode in "$@"; do
+		nth "$mode"
+		name=write_bw_${mode}_$n
 		if [ "$role" = server ]; then
-			serve "$mode" $port
+			serve "$mode" $port "$name"
 		else
-			run_client "$server" "$mode" $port
+			run_client "$server" "$mode" $port "$name"
 		fi
 		port=$((port + 1))
 	done
 	if [ "$role" = client ]; then
-		anon=${bw_anon:-}
-		for mode in "$@"; do
+		modes=$(printf '%s\n' "$@" | sort -u)
+		for mode in $modes; do
+			eval "v=\${bws_$mode:-}"
+			[ -n "$v" ] || continue
+			# shellcheck disable=SC2086 # one word per value
+			med=$(median $v)
+			eval "med_$mode=$med"
+			diag "bw $mode $v median $med"
+		done
+		anon=${med_anon:-}
+		for mode in $modes; do
 			[ "$mode" = anon ] && continue
-			eval "bw=\${bw_$mode:-}"
+			eval "bw=\${med_$mode:-}"
 			[ -n "$anon" ] && [ -n "$bw" ] &&
 				diag "bw_ratio $mode/anon $(awk -v a="$bw" -v b="$anon" 'BEGIN { printf "%.3f", a / b }')"
 		done
