@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <stdio.h>
@@ -857,6 +858,26 @@ void knobs_restore(struct knob *k, unsigned int n)
 			knob_rw(k[i].path, k[i].saved, 0, true);
 }
 
+/* Set *dev to the block device mounted at @mnt, if /proc/mounts names one. */
+static void mounted_dev(const char *mnt, const char **dev)
+{
+	static char found[4][PATH_MAX];
+	static unsigned int next;
+	char src[PATH_MAX], dir[PATH_MAX];
+	FILE *f = fopen("/proc/self/mounts", "r");
+
+	if (!f)
+		return;
+	while (fscanf(f, "%4095s %4095s %*[^\n]", src, dir) == 2) {
+		if (strcmp(dir, mnt) || strncmp(src, "/dev/", 5))
+			continue;
+		next = (next + 1) % 4;
+		snprintf(found[next], sizeof(found[next]), "%s", src);
+		*dev = found[next];
+	}
+	fclose(f);
+}
+
 const char *fs_target(const char *fs, long magic, const char **blkdev,
 		      char *why, size_t whylen)
 {
@@ -882,5 +903,11 @@ const char *fs_target(const char *fs, long magic, const char **blkdev,
 		snprintf(why, whylen, "%s is not %s", mnt, fs);
 		return NULL;
 	}
+	/*
+	 * The device the file system is mounted from, where FIEMAP's offsets
+	 * point (PINSAFE_DEV_INTEG is the disk under dm-integrity, whose
+	 * sectors are not the file system's).
+	 */
+	mounted_dev(mnt, blkdev);
 	return mnt;
 }

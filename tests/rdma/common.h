@@ -142,7 +142,8 @@ void knobs_restore(struct knob *k, unsigned int n);
 
 /*
  * The scratch file system of the guest runner: PINSAFE_MNT_<FS> must be
- * mounted with @magic; PINSAFE_DEV_<FS> is its block device, or NULL.
+ * mounted with @magic; *blkdev is the block device /proc/mounts says it is
+ * mounted from, else PINSAFE_DEV_<FS>, else NULL.
  * Returns the mount point, or NULL with the reason in @why.
  */
 const char *fs_target(const char *fs, long magic, const char **blkdev,

@@ -64,6 +64,7 @@
 #define NPAGES		512
 #define CHURN_PAGES	2048
 #define STOP_GRACE_S	300	/* workers must be done this long after the deadline */
+#define STALL_S		120	/* a worker without progress this long is stuck */
 #define GUP_TEST_FILE	"/sys/kernel/debug/gup_test"
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 #define CGROUP		CGROUP_ROOT "/pinsafe-soak"
@@ -780,6 +781,42 @@ static void progress(long t, long total)
 	}
 }
 
+/*
+ * A worker whose operation count has not moved for STALL_S seconds is
+ * stuck: say so, and have the kernel list its blocked tasks with their
+ * stacks (sysrq w) on the console, once per worker.
+ */
+static void watch_stalls(long now)
+{
+	static long last_ops[W_NR], since[W_NR];
+	static bool told[W_NR];
+	char name[32];
+	int w;
+
+	for (w = 0; w < W_NR; w++) {
+		struct wstats *s = &sh->w[w];
+		long ops = atomic_load(&s->ops);
+
+		if (atomic_load(&s->skipped) || atomic_load(&s->done))
+			continue;
+		if (ops != last_ops[w] || !since[w]) {
+			last_ops[w] = ops;
+			since[w] = now;
+			continue;
+		}
+		if (now - since[w] < STALL_S || told[w])
+			continue;
+		told[w] = true;
+		atomic_fetch_add(&s->errors, 1);
+		snprintf(s->why, sizeof(s->why), "no progress for %d s at %ld s",
+			 STALL_S, now);
+		ktap_print_msg("%s: no progress for %d s (at %ld s): blocked tasks on the console",
+			       wname(w, name, sizeof(name)), STALL_S, now);
+		write_file("/proc/sysrq-trigger", "w");	/* blocked tasks */
+		write_file("/proc/sysrq-trigger", "l");	/* running CPUs */
+	}
+}
+
 int main(int argc, char **argv)
 {
 	long duration = 0, t, pins_before, pd;
@@ -861,6 +898,7 @@ int main(int argc, char **argv)
 		sleep(1);
 		if ((t + 1) % 60 == 0)
 			progress(t + 1, duration);
+		watch_stalls(t + 1);
 	}
 	atomic_store(&sh->stop, true);
 	progress(duration, duration);
