@@ -25,7 +25,7 @@
  *                compaction every few seconds.
  *   freeze       FIFREEZE/FITHAW of xfs every few seconds.
  *   pressure     page cache and anonymous memory in the memory cgroup,
- *                up to its limit, again and again.
+ *                up to its limit, again and again (an operation is a MiB).
  * The parent prints a progress line every minute (stdout, and the console
  * when it can). At the end each dev and rdma file, after fsync(), must
  * hold on its block device exactly what its model says was last written
@@ -731,12 +731,15 @@ static void pressure_worker(bool memcg)
 				a[i] = 1;
 		}
 		/* Page cache past the limit: reclaim and memcg dirty throttling. */
-		for (i = 0; fd >= 0 && i < 2 * MEMCG_MAX && !stopping(); i += chunk)
+		/* An operation is a MiB: the stall watch sees progress. */
+		for (i = 0; fd >= 0 && i < 2 * MEMCG_MAX && !stopping(); i += chunk) {
 			if (pwrite(fd, buf, chunk, i) < 0) {
 				if (errno != ENOSPC)
 					werr(s, "pwrite: %s", strerror(errno));
 				break;
 			}
+			atomic_fetch_add(&s->ops, 1);
+		}
 		if (fd >= 0)
 			close(fd);
 		if (a != MAP_FAILED)
