@@ -326,6 +326,13 @@ run_fstests() {
 	kill $tailer 2>/dev/null
 }
 
+# The end of every kind of run: the marker scripts/report.py waits for.
+finish() {
+	dmesg > /tmp/dmesg.txt
+	log "all suites done"
+	echo "#### PINSAFE-DONE" > "$RESULTS"
+}
+
 main() {
 	if [ -n "${pinsafe_soak:-}" ]; then
 		# make soak: every writer and disturbance at once (tests/soak).
@@ -335,29 +342,22 @@ main() {
 		suite soak "$pinsafe_bin/soak/soak" -t "$pinsafe_soak"
 		echo 1 > /proc/sys/vm/stat_refresh 2>/dev/null
 		log "vmstat: $(grep -E 'pinned|nr_foll_pin|bounce' /proc/vmstat | tr '\n' ' ')"
-		dmesg > /tmp/dmesg.txt
-		log "all suites done"
-		echo "#### PINSAFE-DONE" > "$RESULTS"
+		finish
 		return
 	fi
 	if [ -n "${pinsafe_fstests:-}" ]; then
 		run_fstests
-		dmesg > /tmp/dmesg.txt
-		log "all suites done"
-		echo "#### PINSAFE-DONE" > "$RESULTS"
+		finish
 		return
 	fi
 	if [ -n "${pinsafe_role:-}" ]; then
 		run_two_host
-		dmesg > /tmp/dmesg.txt
-		log "all suites done"
-		echo "#### PINSAFE-DONE" > "$RESULTS"
+		finish
 		return
 	fi
 	if [ "$only" = bench ]; then
 		run_bench
-		log "all suites done"
-		echo "#### PINSAFE-DONE" > "$RESULTS"
+		finish
 		return
 	fi
 	echo 16 > /proc/sys/vm/nr_hugepages
@@ -391,9 +391,7 @@ main() {
 	fi
 	echo 1 > /proc/sys/vm/stat_refresh 2>/dev/null
 	log "vmstat: $(grep -E 'pinned|nr_foll_pin' /proc/vmstat | tr '\n' ' ')"
-	dmesg > /tmp/dmesg.txt
-	log "all suites done"
-	echo "#### PINSAFE-DONE" > "$RESULTS"
+	finish
 }
 
 main
