@@ -288,6 +288,8 @@ run_fstests() {
 	export TEST_DEV=/dev/vda TEST_DIR=/mnt/test
 	export SCRATCH_DEV=/dev/vdb SCRATCH_MNT=/mnt/scratch
 	export RESULT_BASE=/tmp/fstests-results
+	# No udev in the guest: dmsetup must not wait for its cookies.
+	export DM_DISABLE_UDEV=1
 	EOF
 	case $fs in
 	ext4) mkfs.ext4 -q -F /dev/vda ;;
