@@ -808,6 +808,15 @@ long vmstat_read(const char *name)
 	return -1;
 }
 
+/* Pins held system-wide: nr_foll_pin_acquired - nr_foll_pin_released, or -1. */
+long pins_held(void)
+{
+	long acq = vmstat_read("nr_foll_pin_acquired");
+	long rel = vmstat_read("nr_foll_pin_released");
+
+	return acq < 0 || rel < 0 ? -1 : acq - rel;
+}
+
 /* ---- time, knobs, scratch file systems ---------------------------------- */
 
 double now_s(void)

@@ -121,6 +121,8 @@ int disk_read(int fd, const char *blkdev, void *dst, size_t len, bool holes,
 	      bool verbose);
 
 long vmstat_read(const char *name);
+/* nr_foll_pin_acquired - nr_foll_pin_released, or -1 without them. */
+long pins_held(void);
 
 /* CLOCK_MONOTONIC in seconds. */
 double now_s(void);

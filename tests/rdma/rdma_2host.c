@@ -95,14 +95,6 @@ static int xfer(int sock, void *buf, size_t len, bool out)
 	return 0;
 }
 
-static long pins_held(void)
-{
-	long acq = vmstat_read("nr_foll_pin_acquired");
-	long rel = vmstat_read("nr_foll_pin_released");
-
-	return acq < 0 || rel < 0 ? -1 : acq - rel;
-}
-
 /* ---- server ------------------------------------------------------------ */
 
 struct syncer {

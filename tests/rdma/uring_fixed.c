@@ -109,14 +109,6 @@ static void *churn_thread(void *arg)
 	return NULL;
 }
 
-static long pins_held(void)
-{
-	long acq = vmstat_read("nr_foll_pin_acquired");
-	long rel = vmstat_read("nr_foll_pin_released");
-
-	return acq < 0 || rel < 0 ? -1 : acq - rel;
-}
-
 /* NCHUNKS READ_FIXED of @src into buffer 0 (@buf), all in flight at once. */
 static bool read_fixed(struct io_uring *ring, int src, void *buf, size_t len,
 		       const char *name)

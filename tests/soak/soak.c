@@ -751,14 +751,6 @@ static void pressure_worker(bool memcg)
 	exit(0);
 }
 
-static long pins_held(void)
-{
-	long acq = vmstat_read("nr_foll_pin_acquired");
-	long rel = vmstat_read("nr_foll_pin_released");
-
-	return acq < 0 || rel < 0 ? -1 : acq - rel;
-}
-
 static void progress(long t, long total)
 {
 	char line[1024], name[32];
