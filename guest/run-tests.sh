@@ -13,7 +13,8 @@
 #   pinsafe_role  server or client: one of two guests (scripts/two-host.sh)
 #   pinsafe_fstests, pinsafe_fstests_fs, pinsafe_fstests_group,
 #   pinsafe_fstests_tests,
-#   pinsafe_fstests_timeout  run fstests instead (scripts/fstests.sh)
+#   pinsafe_fstests_timeout, pinsafe_fstests_stall
+#                            run fstests instead (scripts/fstests.sh)
 #   pinsafe_soak  seconds: run the soak test instead (scripts/soak.sh)
 set -u
 
@@ -288,8 +289,12 @@ run_fstests() {
 	export TEST_DEV=/dev/vda TEST_DIR=/mnt/test
 	export SCRATCH_DEV=/dev/vdb SCRATCH_MNT=/mnt/scratch
 	export RESULT_BASE=/tmp/fstests-results
-	# No udev in the guest: dmsetup must not wait for its cookies.
+	# No udevd in the guest: dmsetup makes its own /dev/mapper nodes and
+	# fstests settles with a sleep, as it does on kernels without
+	# CONFIG_NET ("udevadm wait" waits for ever for udev otherwise).
 	export DM_DISABLE_UDEV=1
+	export UDEV_SETTLE_PROG="sleep 1"
+	unset UDEV_WAIT_PROG
 	EOF
 	case $fs in
 	ext4) mkfs.ext4 -q -F /dev/vda ;;
@@ -324,8 +329,40 @@ run_fstests() {
 	(tail -n +1 -F /tmp/check.log 2>/dev/null | sed -u 's/^/pinsafe fstests: /' \
 		> /dev/console) &
 	tailer=$!
+	fstests_watchdog "${pinsafe_fstests_stall:-900}" &
+	watchdog=$!
 	suite "fstests_$fs" sh /tmp/fstests-run.sh
-	kill $tailer 2>/dev/null
+	kill $tailer $watchdog 2>/dev/null
+}
+
+# fstests has no per-test timeout: a test that makes no progress for $1
+# seconds gets its processes and blocked tasks shown on the console (what it
+# waits for), then is killed so that ./check reports it failed and goes on.
+fstests_watchdog() {
+	stall=$1
+	last=""
+	since=$(date +%s)
+	while sleep 30; do
+		now=$(date +%s)
+		cur=$(ls -l --time-style=+%s /tmp/check.log 2>/dev/null)
+		if [ "$cur" != "$last" ]; then
+			last=$cur
+			since=$now
+			continue
+		fi
+		[ $((now - since)) -lt "$stall" ] && continue
+		log "fstests: no progress for ${stall}s; processes, then blocked tasks:"
+		ps -eo pid,ppid,stat,wchan:30,etimes,args > /dev/console
+		echo w > /proc/sysrq-trigger
+		# the running test: the newest child of ./check running a test
+		t=$(pgrep -n -f '^(/bin/)?bash [^ ]*tests/[a-z0-9]+/[0-9]+$')
+		if [ -n "$t" ]; then
+			log "fstests: killing stalled test pid $t and its children"
+			pkill -KILL -P "$t"
+			kill -KILL "$t"
+		fi
+		since=$now
+	done
 }
 
 # The end of every kind of run: the marker scripts/report.py waits for.

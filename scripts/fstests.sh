@@ -8,7 +8,7 @@ usage() {
 	cat <<'USAGE'
 usage: scripts/fstests.sh --fstests DIR --fs ext4|xfs [--kernels series,base]
                           [--group GROUP | --tests T1,T2...] [--config test|debug]
-                          [--help]
+                          [--stall SECONDS] [--help]
 Runs fstests from DIR (an fstests checkout you have: fstests is not in
 Debian 12 and nothing of it is committed here) in the test kernel, for each
 kernel (default series, then base): TEST and SCRATCH are two 8 GiB virtio
@@ -18,11 +18,13 @@ tests/fstests/tests.exclude. Installs fstests' build dependencies and
 builds DIR if needed (make), and creates the fsgqa users fstests asks for
 (useradd) if missing. Logs: build/run-fstests-FS-KERNEL-CONFIG/. Prints
 pass/fail/notrun per test for every kernel side by side and any splat;
-exits non-zero if a test failed on the first kernel.
+exits non-zero if a test failed on the first kernel. A test that makes no
+progress for --stall seconds (default 900) has its blocked tasks shown on
+the console and is killed (it fails; the run goes on).
 Budget about 45 minutes per file system and kernel under TCG.
 USAGE
 }
-fst="" fs="" kernels=series,base group="" tests="" cfg=test
+fst="" fs="" kernels=series,base group="" tests="" cfg=test stall=900
 while (( $# )); do
 	case $1 in
 	--help) usage; exit 0 ;;
@@ -32,6 +34,7 @@ while (( $# )); do
 	--group) group=$2; shift 2 ;;
 	--tests) tests=$2; shift 2 ;;
 	--config) cfg=$2; shift 2 ;;
+	--stall) stall=$2; shift 2 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
@@ -42,6 +45,7 @@ done
 [[ -z $group || $group =~ ^[a-z_,]+$ ]] || die "bad --group '$group'"
 [[ -z $tests || $tests =~ ^[a-z0-9]+/[0-9]+(,[a-z0-9]+/[0-9]+)*$ ]] ||
 	die "--tests takes e.g. generic/029,xfs/011, not '$tests'"
+[[ $stall =~ ^[0-9]+$ ]] && (( stall >= 60 )) || die "--stall takes seconds, at least 60"
 [[ -z $group || -z $tests ]] || die "--group and --tests exclude each other"
 fst=$(realpath "$fst")
 [[ $fst != *' '* ]] || die "paths with spaces are not supported"
@@ -84,7 +88,7 @@ done
 "$TOP/scripts/tree.sh"
 
 IFS=, read -r -a which <<< "$kernels"
-append="pinsafe_fstests=$fst pinsafe_fstests_fs=$fs pinsafe_fstests_timeout=5400"
+append="pinsafe_fstests=$fst pinsafe_fstests_fs=$fs pinsafe_fstests_timeout=5400 pinsafe_fstests_stall=$stall"
 [[ -n $group ]] && append+=" pinsafe_fstests_group=$group"
 [[ -n $tests ]] && append+=" pinsafe_fstests_tests=$tests"
 args=()
