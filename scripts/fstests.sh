@@ -45,7 +45,8 @@ done
 [[ -z $group || $group =~ ^[a-z_,]+$ ]] || die "bad --group '$group'"
 [[ -z $tests || $tests =~ ^[a-z0-9]+/[0-9]+(,[a-z0-9]+/[0-9]+)*$ ]] ||
 	die "--tests takes e.g. generic/029,xfs/011, not '$tests'"
-[[ $stall =~ ^[0-9]+$ ]] && (( stall >= 60 )) || die "--stall takes seconds, at least 60"
+[[ $stall =~ ^[0-9]+$ ]] || die "--stall takes seconds, not '$stall'"
+(( stall >= 60 )) || die "--stall takes at least 60 seconds"
 [[ -z $group || -z $tests ]] || die "--group and --tests exclude each other"
 fst=$(realpath "$fst")
 [[ $fst != *' '* ]] || die "paths with spaces are not supported"
