@@ -6,7 +6,7 @@ ROUNDS ?= 3
 only := $(if $(ONLY),--only $(ONLY))
 
 .PHONY: help selftest deps base tree export build build-base tests check \
-	check-base compare demo lint bench two-host fstests soak clean
+	check-base compare demo lint bench two-host fstests soak kunit clean
 
 ## help: list the targets (this text)
 help:
@@ -85,6 +85,10 @@ fstests:
 soak:
 	scripts/soak.sh --duration $(or $(DURATION),30m) --config $(or $(filter-out test,$(CONFIG)),debug) \
 		$(if $(KERNEL),--kernels $(KERNEL))
+
+## kunit: the gup_pin KUnit suite with kunit.py --kunitconfig=mm --arch=x86_64
+kunit:
+	scripts/kunit.sh
 
 ## clean: remove kernel builds, test builds and run logs (keeps build/linux)
 clean:
