@@ -79,11 +79,12 @@ img=$(ls "$out"/linux-image-"$rel"_*.deb)
 for d in "$out"/*.deb; do
 	dpkg-deb --info "$d" > /dev/null || die "dpkg-deb cannot read $d"
 done
-dpkg-deb --contents "$img" | grep -q "boot/vmlinuz-$rel" ||
+# (grep -c, not -q: an early exit would kill the producer under pipefail)
+[[ $(dpkg-deb --contents "$img" | grep -c "boot/vmlinuz-$rel\$") == 1 ]] ||
 	die "$img holds no /boot/vmlinuz-$rel"
 # The image must be the series kernel: its gup code has the series' symbols.
-dpkg-deb --fsys-tarfile "$img" | tar -xO "./boot/System.map-$rel" |
-	grep -q ' filemap_wait_pinned_range$' || die "$img is not the series kernel"
+[[ $(dpkg-deb --fsys-tarfile "$img" | tar -xO "./boot/System.map-$rel" |
+	grep -c ' filemap_wait_pinned_range$') == 1 ]] || die "$img is not the series kernel"
 $SUDO dpkg --dry-run -i "$out"/*.deb > "$out/dry-run.log" 2>&1 ||
 	die "dpkg --dry-run -i refuses the packages, see $out/dry-run.log"
 ls -l "$out"/*.deb
