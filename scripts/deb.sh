@@ -62,6 +62,9 @@ else
 		make -C "$TREE" O="$obj" ARCH=x86_64 CC="ccache gcc" olddefconfig > /dev/null
 	fi
 fi
+# Versioned like Debian's own kernel packages, so that dpkg upgrades rather
+# than downgrades linux-libc-dev.
+pkgver=$(make -s -C "$TREE" kernelversion)-1pinsafe
 out=$BUILD/deb-$cfg
 rm -rf "$out"
 mkdir -p "$out"
@@ -69,10 +72,10 @@ start=$(date +%s)
 log=$out/bindeb-pkg.log
 PROGRESS_LOG=$log with_progress "bindeb-pkg ($cfg)" bash -c \
 	"make -C '$TREE' O='$obj' ARCH=x86_64 CC='ccache gcc' -j'$(( $(nproc) + 1 ))' \
-		KDEB_PKGVERSION=1pinsafe bindeb-pkg > '$log' 2>&1" ||
+		KDEB_PKGVERSION='$pkgver' bindeb-pkg > '$log' 2>&1" ||
 	die "bindeb-pkg failed, see $log"
 # bindeb-pkg writes the packages next to the object tree.
-mv "$(dirname "$obj")"/linux-*_1pinsafe_*.deb "$out"/
+mv "$(dirname "$obj")"/linux-*_"$pkgver"_*.deb "$out"/
 say "bindeb-pkg ($cfg): $(( $(date +%s) - start ))s"
 rel=$(cat "$obj/include/config/kernel.release")
 img=$(ls "$out"/linux-image-"$rel"_*.deb)
@@ -87,5 +90,7 @@ done
 	grep -c ' filemap_wait_pinned_range$') == 1 ]] || die "$img is not the series kernel"
 $SUDO dpkg --dry-run -i "$out"/*.deb > "$out/dry-run.log" 2>&1 ||
 	die "dpkg --dry-run -i refuses the packages, see $out/dry-run.log"
+! grep -q 'downgrading' "$out/dry-run.log" ||
+	die "installing would downgrade a package, see $out/dry-run.log"
 ls -l "$out"/*.deb
 say "packages of $rel in $out: readable, installable (dpkg --dry-run -i)"
