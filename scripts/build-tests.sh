@@ -6,12 +6,12 @@ set -euo pipefail
 
 usage() {
 	cat <<'USAGE'
-usage: scripts/build-tests.sh [--base] [--config CFG] [--help]
+usage: scripts/build-tests.sh [--base|--bisect] [--config CFG] [--help]
 Builds gup_test and gup_longterm (and pin_* selftests when the tree has
 them) from the tree's tools/testing/selftests/mm against the uapi headers
-of build/obj-{series,base}-CFG, and tests/rdma (with rdma-core's own
-tests from python3-pyverbs), into
-build/tests-{series,base}/. Prints that directory.
+of build/obj-{series,base,bisect}-CFG, and tests/rdma (with rdma-core's
+own tests from python3-pyverbs), into
+build/tests-{series,base,bisect}/. Prints that directory.
 USAGE
 }
 which=series cfg="test"
@@ -19,12 +19,14 @@ while (( $# )); do
 	case $1 in
 	--help) usage; exit 0 ;;
 	--base) which=base; shift ;;
+	--bisect) which=bisect; shift ;;
 	--config) cfg=$2; shift 2 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
 src=$TREE
 [[ $which == base ]] && src=$BASE_TREE
+[[ $which == bisect ]] && src=$BUILD/bisect
 obj=$BUILD/obj-$which-$cfg
 out=$BUILD/tests-$which
 [[ -d $obj/usr/include ]] || die "no uapi headers in $obj; run scripts/build.sh first"

@@ -6,11 +6,12 @@ set -euo pipefail
 
 usage() {
 	cat <<'USAGE'
-usage: scripts/build.sh [--config qemu|test|debug] [--base] [--help]
+usage: scripts/build.sh [--config qemu|test|debug] [--base|--bisect] [--help]
 Builds bzImage (and the uapi headers for the selftests) from build/linux,
 or with --base from build/linux-base (tag base plus only the test
-patches named in patches/test-patches.txt), into
-build/obj-{series,base}-CONFIG. The config is tinyconfig +
+patches named in patches/test-patches.txt), or with --bisect from
+build/bisect (a prefix of the series, scripts/check-bisect.sh), into
+build/obj-{series,base,bisect}-CONFIG. The config is tinyconfig +
 kvm_guest.config + config/qemu.config [+ test.config [+ debug.config]],
 merged with merge_config.sh. Prints the path of the bzImage.
 USAGE
@@ -22,6 +23,7 @@ while (( $# )); do
 	--help) usage; exit 0 ;;
 	--config) cfg=$2; shift 2 ;;
 	--base) which=base; shift ;;
+	--bisect) which=bisect; shift ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
@@ -33,6 +35,7 @@ debug) frags=(qemu test debug) ;;
 esac
 
 src=$TREE
+[[ $which == bisect ]] && src=$BUILD/bisect
 if [[ $which == base ]]; then
 	src=$BASE_TREE
 	[[ -d $TREE/.git ]] || die "no $TREE; run 'make tree' first"
