@@ -290,12 +290,28 @@ run_fstests() {
 	export SCRATCH_DEV=/dev/vdb SCRATCH_MNT=/mnt/scratch
 	export RESULT_BASE=/tmp/fstests-results
 	# No udevd in the guest: dmsetup makes its own /dev/mapper nodes and
-	# fstests settles with a sleep, as it does on kernels without
-	# CONFIG_NET ("udevadm wait" waits for ever for udev otherwise).
+	# fstests settles with dm_links (below), not "udevadm wait", which
+	# waits for ever without udev.
 	export DM_DISABLE_UDEV=1
-	export UDEV_SETTLE_PROG="sleep 1"
+	export UDEV_SETTLE_PROG=/run/dm_links
 	unset UDEV_WAIT_PROG
 	EOF
+	# What udev's dm rules do: /dev/mapper/NAME becomes a symlink to the
+	# devtmpfs node dm-N. fstests finds a dm device's sysfs directory
+	# (/sys/fs/xfs/dm-N/error, ...) by resolving that symlink; with the
+	# plain node dmsetup makes it looks for /sys/fs/xfs/NAME instead.
+	cat > /run/dm_links <<-'EOF'
+	#!/bin/sh
+	for n in /dev/mapper/*; do
+		[ -b "$n" ] && [ ! -L "$n" ] || continue
+		dev=$(stat -c '%t:%T' "$n") || continue
+		dev=$((0x${dev%:*})):$((0x${dev#*:}))
+		dm=$(basename "$(readlink -f "/sys/dev/block/$dev")")
+		[ -b "/dev/$dm" ] && ln -sfn "../$dm" "$n"
+	done
+	sleep 1
+	EOF
+	chmod +x /run/dm_links
 	# cgroup2 for the cgroup writeback tests (generic/563).
 	if ! grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts; then
 		mount -t cgroup2 none /sys/fs/cgroup ||
