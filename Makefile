@@ -6,7 +6,7 @@ ROUNDS ?= 3
 only := $(if $(ONLY),--only $(ONLY))
 
 .PHONY: help selftest deps base tree export build build-base tests check \
-	check-base compare demo lint bench two-host fstests soak kunit clean
+	check-base check-bisect compare demo lint bench two-host fstests soak kunit deb clean
 
 ## help: list the targets (this text)
 help:
@@ -51,6 +51,10 @@ check: selftest
 check-base: selftest
 	scripts/check.sh --config $(CONFIG) --base $(only)
 
+## check-bisect: checkpatch, build, boot and test every prefix of the series [FROM=N] [TO=M]
+check-bisect: selftest
+	scripts/check-bisect.sh $(if $(FROM),--from $(FROM)) $(if $(TO),--to $(TO))
+
 # Base and series side by side in one table.
 ## compare: check on series and base, one table with both columns
 compare: selftest
@@ -89,6 +93,10 @@ soak:
 ## kunit: the gup_pin KUnit suite with kunit.py --kunitconfig=mm --arch=x86_64
 kunit:
 	scripts/kunit.sh
+
+## deb: linux-image/linux-libc-dev packages of the series [DEB_CONFIG=test|debian]
+deb: tree
+	scripts/deb.sh --config $(or $(DEB_CONFIG),test)
 
 ## clean: remove kernel builds, test builds and run logs (keeps build/linux)
 clean:

@@ -17,7 +17,8 @@ one before), boots it and runs the boot-time KUnit suites plus the pin
 selftests (--suites, default gup_test,gup_longterm,pin_writeback), and
 reads the run with scripts/report.py. Fails on the first prefix with a
 checkpatch error, a build error or a failing test, and says which.
-One line per prefix (times and results) goes to build/check-bisect.txt.
+One line per prefix (commit, times and results) is appended to
+build/check-bisect.txt, after a line naming the run.
 Budget: minutes per prefix under TCG.
 USAGE
 }
@@ -45,7 +46,7 @@ if [[ ! -d $bisect ]]; then
 	git -C "$TREE" worktree add -q -f --detach "$bisect" base
 fi
 summary=$BUILD/check-bisect.txt
-: > "$summary"
+echo "# $(date -u +%FT%TZ) prefixes $from-$to of $n, suites $suites" >> "$summary"
 patches=()
 for p in "$TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch; do
 	[[ $p == */0000-* ]] || patches+=("$p")
@@ -54,21 +55,22 @@ done
 for (( k = from; k <= to; k++ )); do
 	c=${commits[k - 1]}
 	p=${patches[k - 1]}
+	h=$(git -C "$TREE" rev-parse --short=12 "$c")
 	start=$(date +%s)
 	say "prefix $k/$n: $(git -C "$TREE" log -1 --format=%s "$c")"
 	if ! cp_out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --terse "$p" 2>&1) &&
 	   grep -v '^total: ' <<< "$cp_out" | grep -q 'ERROR'; then
 		echo "$cp_out" >&2
-		echo "$k checkpatch-error" >> "$summary"
+		echo "$k $h checkpatch-error" >> "$summary"
 		die "prefix $k: checkpatch errors in $(basename "$p")"
 	fi
 	git -C "$bisect" checkout -q -f --detach "$c"
 	kernel=$("$TOP/scripts/build.sh" --bisect --config test) || {
-		echo "$k build-error" >> "$summary"
+		echo "$k $h build-error" >> "$summary"
 		die "prefix $k: kernel build failed"
 	}
 	bin=$("$TOP/scripts/build-tests.sh" --bisect --config test) || {
-		echo "$k tests-build-error" >> "$summary"
+		echo "$k $h tests-build-error" >> "$summary"
 		die "prefix $k: tests build failed"
 	}
 	built=$(date +%s)
@@ -77,10 +79,10 @@ for (( k = from; k <= to; k++ )); do
 		--only "$suites" || true
 	if ! "$TOP/scripts/report.py" "prefix$k=$out" > "$out/report.txt" 2>&1; then
 		tail -n 30 "$out/report.txt" >&2
-		echo "$k test-failure build=$((built - start))s run=$(( $(date +%s) - built ))s" >> "$summary"
+		echo "$k $h test-failure build=$((built - start))s run=$(( $(date +%s) - built ))s" >> "$summary"
 		die "prefix $k: a test failed, see $out/report.txt"
 	fi
-	echo "$k ok build=$((built - start))s run=$(( $(date +%s) - built ))s $(tail -n 1 "$out/report.txt")" >> "$summary"
+	echo "$k $h ok build=$((built - start))s run=$(( $(date +%s) - built ))s $(tail -n 1 "$out/report.txt")" >> "$summary"
 	say "prefix $k: $(tail -n 1 "$out/report.txt") in $(( $(date +%s) - start ))s"
 done
 say "prefixes $from-$to: all built, checkpatch-clean and green ($summary)"
