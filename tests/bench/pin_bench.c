@@ -26,7 +26,10 @@
  *			(these three, in turn, FILE_REPEAT times)
  *	pin_fast_anon	pin_user_pages_fast + unpin, one page per call, 4 MiB
  *			of anonymous memory, 8 times (gup_test -a)
- *	pin_fast_file	the same on a MAP_SHARED ext4 file
+ *	pin_fast_file_ro  the same with read-only pins (no FOLL_WRITE) of a
+ *			MAP_SHARED ext4 file never pinned for writing
+ *	pin_fast_file	the same with write pins of that file: a write pin
+ *			makes it a write-pinned file (the series records it)
  *	pin_basic_file	pin_user_pages (gup_test -b) on the file
  *	wb_unpinned	fsync of 16 MiB of MAP_SHARED file dirtied by the CPU
  *	wb_pinned	fsync of 16 MiB pinned and written by gup_test's device
@@ -72,7 +75,7 @@ enum window {
 	W_WRITE_FSYNC = 1, W_TRUNCATE, W_PUNCH, W_PIN_FAST_ANON,
 	W_PIN_FAST_FILE, W_PIN_BASIC_FILE, W_WB_UNPINNED, W_WB_PINNED,
 	W_WB_UNPINNED_INTEG, W_WB_PINNED_INTEG, W_MEMCPY_LIBC, W_MEMCPY_MOVSB,
-	W_MEMCPY_KLOOP,
+	W_MEMCPY_KLOOP, W_PIN_FAST_FILE_RO,
 };
 
 #define MARK(n)	case n: if (stop) insn_window_stop(n); else insn_window_start(n); break
@@ -85,7 +88,7 @@ static void mark(enum window w, int stop)
 	MARK(W_PIN_FAST_ANON); MARK(W_PIN_FAST_FILE); MARK(W_PIN_BASIC_FILE);
 	MARK(W_WB_UNPINNED); MARK(W_WB_PINNED); MARK(W_WB_UNPINNED_INTEG);
 	MARK(W_WB_PINNED_INTEG); MARK(W_MEMCPY_LIBC); MARK(W_MEMCPY_MOVSB);
-	MARK(W_MEMCPY_KLOOP);
+	MARK(W_MEMCPY_KLOOP); MARK(W_PIN_FAST_FILE_RO);
 	}
 }
 
@@ -238,11 +241,11 @@ static void bench_files(const char *dir)
 }
 
 static void pin_loop(int gup_fd, enum window w, const char *name,
-		     unsigned long cmd, char *addr)
+		     unsigned long cmd, char *addr, unsigned int gup_flags)
 {
 	struct gup_test gup = {
 		.addr = (uintptr_t)addr, .size = PIN_SIZE,
-		.nr_pages_per_call = 1, .gup_flags = FOLL_WRITE,
+		.nr_pages_per_call = 1, .gup_flags = gup_flags,
 	};
 	double t;
 	int r;
@@ -293,7 +296,7 @@ static void bench_pin(const char *dir, int gup_fd)
 		die("mmap");
 	memset(anon, 1, PIN_SIZE);
 	pin_loop(gup_fd, W_PIN_FAST_ANON, "pin_fast_anon", PIN_FAST_BENCHMARK,
-		 anon);
+		 anon, FOLL_WRITE);
 	munmap(anon, PIN_SIZE);
 
 	snprintf(path, sizeof(path), "%s/bench.pin", dir);
@@ -301,10 +304,13 @@ static void bench_pin(const char *dir, int gup_fd)
 	map = map_file(fd, PIN_SIZE);
 	if (fsync(fd))
 		die("fsync");
+	/* Read-only pins first: the file has never been pinned for writing. */
+	pin_loop(gup_fd, W_PIN_FAST_FILE_RO, "pin_fast_file_ro",
+		 PIN_FAST_BENCHMARK, map, 0);
 	pin_loop(gup_fd, W_PIN_FAST_FILE, "pin_fast_file", PIN_FAST_BENCHMARK,
-		 map);
+		 map, FOLL_WRITE);
 	pin_loop(gup_fd, W_PIN_BASIC_FILE, "pin_basic_file", PIN_BASIC_TEST,
-		 map);
+		 map, FOLL_WRITE);
 	munmap(map, PIN_SIZE);
 	close(fd);
 	unlink(path);
