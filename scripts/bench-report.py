@@ -161,22 +161,28 @@ def main(args):
         return 'met by the medians, not over every boot' if ok else \
             'MISSED by the medians (some boots meet it)'
 
-    for n, want, what in RATIO_TARGETS:
+    def ratio_range(n):
+        """base/series of the medians and its range over the boots."""
         kb, ks = vals('base', n, 'kernel'), vals('series', n, 'kernel')
         if not kb or not ks:
+            return None
+        return (statistics.median(kb) / statistics.median(ks),
+                min(kb) / max(ks), max(kb) / min(ks))
+
+    for n, want, what in RATIO_TARGETS:
+        rr = ratio_range(n)
+        if not rr:
             print(f'  {what}: base/series >= {want}: no data')
             continue
-        ratio = statistics.median(kb) / statistics.median(ks)
-        lo, hi = min(kb) / max(ks), max(kb) / min(ks)
+        ratio, lo, hi = rr
         print(f'  {what}: base/series {ratio:.4f} [{lo:.4f}-{hi:.4f}], '
               f'want >= {want}: {verdict(ratio >= want, lo >= want, hi >= want)}')
 
     for n, what in RATIO_INFO:
-        kb, ks = vals('base', n, 'kernel'), vals('series', n, 'kernel')
-        if kb and ks:
-            print(f'  {what}: base/series '
-                  f'{statistics.median(kb) / statistics.median(ks):.4f} '
-                  f'[{min(kb) / max(ks):.4f}-{max(kb) / min(ks):.4f}] '
+        rr = ratio_range(n)
+        if rr:
+            print(f'  {what}: base/series {rr[0]:.4f} '
+                  f'[{rr[1]:.4f}-{rr[2]:.4f}] '
                   '(no target: the write pin is recorded)')
 
     def per_round(which, fn):
