@@ -4,6 +4,8 @@ CONFIG ?= test
 ONLY ?=
 ROUNDS ?= 3
 only := $(if $(ONLY),--only $(ONLY))
+# build/, or where scripts/lib.sh puts it (a checkout path with spaces).
+BUILD := $(shell bash -c '. scripts/lib.sh && echo "$$BUILD"')
 
 .PHONY: help selftest deps base tree export build build-base tests check \
 	check-base check-bisect compare demo lint bench two-host fstests soak kunit deb clean
@@ -14,7 +16,7 @@ help:
 	@echo "       PINSAFE_ACCEL=auto|kvm|tcg selects QEMU's accelerator (default: probe KVM)"
 	@awk '/^## [a-z-]+: / { sub(/^## /, ""); i = index($$0, ": "); \
 		printf "  %-12s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2) }' \
-		$(MAKEFILE_LIST)
+		Makefile
 
 ## selftest: harness self-tests on recorded logs (seconds, no build needed)
 selftest:
@@ -60,8 +62,8 @@ check-bisect: selftest
 compare: selftest
 	scripts/check.sh --config $(CONFIG) --no-report $(only)
 	scripts/check.sh --config $(CONFIG) --base --no-report $(only)
-	scripts/report.py series=build/run-series-$(CONFIG) base=build/run-base-$(CONFIG) \
-		| tee build/compare-$(CONFIG).txt
+	scripts/report.py series=$(BUILD)/run-series-$(CONFIG) base=$(BUILD)/run-base-$(CONFIG) \
+		| tee $(BUILD)/compare-$(CONFIG).txt
 
 ## demo: from a fresh machine to RDMA on a file (DEMO_BASE=1: base too)
 demo:
@@ -100,4 +102,4 @@ deb: tree
 
 ## clean: remove kernel builds, test builds and run logs (keeps build/linux)
 clean:
-	rm -rf build/obj-* build/tests-* build/run-*
+	rm -rf $(BUILD)/obj-* $(BUILD)/tests-* $(BUILD)/run-*

@@ -13,6 +13,8 @@ print the table in expected.txt and exit with the status in expected.rc.
   report/splat             all tests pass, the kernel WARNed      -> 1
   report/expected_warning  a WARN between gup_kunit's markers     -> 0
   report/empty_console     QEMU aborted at once (rc 134)          -> 1
+  report/runner_missing    init finds no guest/run-tests.sh       -> 1
+  report/runner_failed     guest/run-tests.sh exits 2 at once     -> 1
   demo/good, demo/failed   the demo table; the failed run         -> 0, 1
 
 report.py runs with its built-in KTAP parser, and also with the kernel
@@ -40,7 +42,7 @@ KUNIT = os.path.join(TREE, 'tools', 'testing', 'kunit')
 HAVE_TREE = os.path.isfile(os.path.join(KUNIT, 'kunit_parser.py'))
 UPDATE = os.environ.get('PINSAFE_UPDATE') == '1'
 REPORT_CASES = ['clean', 'crash', 'timeout', 'splat', 'expected_warning',
-		'empty_console']
+		'empty_console', 'runner_missing', 'runner_failed']
 # The kinds in testdata/demo/good: fixed here so that a new kind in
 # tests/rdma/rdma_mr.c does not break the recorded run.
 DEMO_KINDS = ('anon_malloc,anon_mmap,memfd_shared,tmpfs_shared,ext4_shared,'
@@ -147,6 +149,20 @@ class ReportTest(unittest.TestCase):
 		self.assertIn('failed to set MSR 0x10a', out)
 		self.assertNotIn('PASS', out)
 
+	def test_runner_missing(self):
+		r, out = self.check('runner_missing')
+		self.assertEqual(r['guest.finished'],
+				 ('FAIL', 'the guest runner is missing (no executable '
+				  '/var/tmp/pinsafe/guest/run-tests.sh in the guest)'))
+		self.assertNotIn('crashed', out)
+		self.assertIn('[series] console: pinsafe guest: runner missing', out)
+
+	def test_runner_failed(self):
+		r, out = self.check('runner_failed')
+		self.assertEqual(r['guest.finished'],
+				 ('FAIL', 'the guest runner exited with status 2 before the end'))
+		self.assertIn('pinsafe_bin not set', out)
+
 
 @unittest.skipUnless(HAVE_TREE, f'no {KUNIT}/kunit_parser.py (make tree)')
 class ReportTreeParserTest(ReportTest):
@@ -229,6 +245,115 @@ class RunQemuTest(unittest.TestCase):
 				   env=dict(os.environ, PINSAFE_ACCEL='vmx'))
 		self.assertNotEqual(p.returncode, 0)
 		self.assertIn('PINSAFE_ACCEL must be auto, kvm or tcg', p.stderr)
+
+
+def kernel_params(cmdline):
+	"""{name: value} as the kernel splits a command line (lib/cmdline.c
+	next_arg(): quotes group words and are stripped from the value)."""
+	out, i, n = {}, 0, len(cmdline)
+	while i < n:
+		while i < n and cmdline[i] == ' ':
+			i += 1
+		if i >= n:
+			break
+		quoted = cmdline[i] == '"'
+		j = i + 1 if quoted else i
+		in_quote, eq, k = quoted, None, j
+		while k < n and (cmdline[k] != ' ' or in_quote):
+			if eq is None and cmdline[k] == '=':
+				eq = k
+			if cmdline[k] == '"':
+				in_quote = not in_quote
+			k += 1
+		arg = cmdline[j:k]
+		if eq is None:
+			out[arg.rstrip('"')] = None
+		else:
+			name, val = cmdline[j:eq], cmdline[eq + 1:k]
+			if val.startswith('"'):
+				val = val[1:].removesuffix('"')
+			elif quoted:
+				val = val.removesuffix('"')
+			out[name] = val
+		i = k
+	return out
+
+
+def guest_path(path):
+	"""guest/hostpath.sh's answer for PATH."""
+	p = subprocess.run(['sh', '-c', '. "$1"; guest_path "$2"', 'sh',
+			    os.path.join(TOP, 'guest', 'hostpath.sh'), path],
+			   capture_output=True, text=True, check=True)
+	return p.stdout.rstrip('\n')
+
+
+class GuestPathTest(unittest.TestCase):
+	"""A checkout anywhere on the host is found by the guest (the guest
+	mounts tmpfs over /root, /var/tmp, /mnt, /tmp and /run)."""
+
+	def test_masked_directories_are_reached_through_the_host_root(self):
+		for host, guest in (
+				('/root/pinsafe', '/run/host/root/pinsafe'),
+				('/var/tmp/pinsafe', '/run/host/var/tmp/pinsafe'),
+				('/mnt', '/run/host/mnt'),
+				('/tmp/a b/pinsafe', '/run/host/tmp/a b/pinsafe'),
+				('/run/user/0/x', '/run/host/run/user/0/x'),
+				('/home/dev/pinsafe', '/home/dev/pinsafe'),
+				('/opt/pinsafe', '/opt/pinsafe'),
+				('/tmpx/pinsafe', '/tmpx/pinsafe'),
+				('/var/tmpx', '/var/tmpx')):
+			with self.subTest(host=host):
+				self.assertEqual(guest_path(host), guest)
+
+	def test_init_masks_only_what_hostpath_maps(self):
+		with open(os.path.join(TOP, 'guest', 'init')) as f:
+			init = f.read()
+		self.assertIn('hostpath.sh', init)
+		self.assertIn('for d in $PINSAFE_MASKED', init)
+		# No other tmpfs over a host directory.
+		mounts = [l.split()[-1] for l in init.splitlines()
+			  if 'mount -t tmpfs' in l]
+		self.assertEqual(sorted(mounts), ['"$d"', '/dev/shm', '/run'])
+
+	def test_kernel_params(self):
+		self.assertEqual(kernel_params('a=1 b="x y" "c=d e" f'),
+				 {'a': '1', 'b': 'x y', 'c': 'd e', 'f': None})
+
+	def test_checkout_with_spaces_under_a_masked_directory(self):
+		import shutil
+		import tempfile
+		root = tempfile.mkdtemp(prefix='pinsafe harness ', dir='/tmp')
+		self.addCleanup(shutil.rmtree, root)
+		top = os.path.join(root, 'check out')
+		os.makedirs(top)
+		for d in ('scripts', 'guest'):
+			shutil.copytree(os.path.join(TOP, d), os.path.join(top, d),
+					ignore=shutil.ignore_patterns('testdata'))
+		shutil.copy(os.path.join(TOP, 'BASE'), top)
+		kernel = os.path.join(root, 'bz Image')
+		open(kernel, 'w').close()
+		binp = os.path.join(root, 'tests bin')
+		os.makedirs(binp)
+		p = subprocess.run([os.path.join(top, 'scripts', 'run-qemu.sh'),
+				    '--kernel', kernel, '--bin', binp, '--out',
+				    os.path.join(root, 'out'), '--dry-run'],
+				   capture_output=True, text=True,
+				   env=dict(os.environ, PINSAFE_ACCEL='tcg'))
+		self.assertEqual(p.returncode, 0, p.stderr)
+		argv = p.stdout.splitlines()
+		params = kernel_params(argv[argv.index('-append') + 1])
+		self.assertEqual(params['init'], top + '/guest/init')
+		self.assertEqual(params['pinsafe_dir'], top)
+		self.assertEqual(params['pinsafe_bin'], binp)
+		self.assertEqual(guest_path(params['pinsafe_dir']),
+				 '/run/host' + top)
+		self.assertIn(kernel, argv)
+		# Kbuild cannot use a path with spaces: lib.sh builds elsewhere.
+		b = subprocess.run(['bash', '-c', '. "$1/scripts/lib.sh"; echo "$BUILD"',
+				    'sh', top], capture_output=True, text=True,
+				   check=True).stdout.strip()
+		self.assertNotIn(' ', b)
+		self.assertTrue(b.startswith('/var/tmp/pinsafe-build-'), b)
 
 
 if __name__ == '__main__':

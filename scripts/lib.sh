@@ -2,6 +2,11 @@
 # Common helpers for the pinsafe harness scripts. Sourced, not run.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Kbuild cannot build in or from a directory whose path has a space or a
+# colon: a checkout in such a path builds under /var/tmp instead.
+if [[ -z ${BUILD:-} && $TOP == *[' :']* ]]; then
+	BUILD=/var/tmp/pinsafe-build-$(printf '%s' "$TOP" | sha1sum | cut -c1-12)
+fi
 BUILD=${BUILD:-$TOP/build}
 TREE=$BUILD/linux
 BASE_TREE=$BUILD/linux-base

@@ -434,7 +434,7 @@ def parse_run(kp, run):
 		run.add(cur + '.end', 'CRASH', 'suite output ended without an end marker')
 	done = any(l.startswith('#### PINSAFE-DONE') for l in results)
 	run.add('guest.finished', 'PASS' if done else 'FAIL',
-		'' if done else 'guest crashed or timed out before the end')
+		'' if done else why_unfinished(run, console, qemu_rc))
 	splats = [l for l in expected_warnings_removed(console)
 		  if SPLATS.search(l)]
 	if not any(l.strip() for l in console):
@@ -445,6 +445,28 @@ def parse_run(kp, run):
 			splats[0].strip()[:70] if splats else '')
 	for l in splats[:20]:
 		run.problems.append(('console', l.strip()))
+
+
+RUNNER_END = re.compile(r'pinsafe guest: (runner missing: .*|run-tests\.sh exited with (\d+))')
+
+
+def why_unfinished(run, console, qemu_rc):
+	"""Why the guest did not reach its end marker, from guest/init's last
+	words; the console's tail goes to the problems when init said any."""
+	said = None
+	for l in console:
+		m = RUNNER_END.search(l)
+		if m:
+			said = m
+	if said is None:
+		if qemu_rc and qemu_rc[0].strip() == '124':
+			return 'killed at the timeout before the end'
+		return 'guest crashed or hung before the end (no word from guest/init)'
+	for l in console[-15:]:
+		run.problems.append(('console', l.rstrip()))
+	if said.group(2) is None:
+		return 'the guest runner is missing (' + said.group(1)[len('runner missing: '):] + ')'
+	return f'the guest runner exited with status {said.group(2)} before the end'
 
 
 def main():

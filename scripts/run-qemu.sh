@@ -10,7 +10,7 @@ usage: scripts/run-qemu.sh --kernel BZIMAGE --bin TESTBIN --out DIR
                            [--only SUITES] [--filter TESTS] [--timeout SECONDS]
                            [--icount OPTS] [--plugin SO] [--smp N]
                            [--append ARGS] [--net listen|connect:PORT]
-                           [--disk-size SIZE] [--help]
+                           [--disk-size SIZE] [--dry-run] [--help]
 Boots BZIMAGE (--smp vCPUs, default 2; 2 GiB) with the host's / shared
 read-only over 9p and guest/init as PID 1. Fresh scratch disks become ext4
 (/dev/vda, 1 GiB), xfs (/dev/vdb, 1 GiB) and ext4 on dm-integrity (/dev/vdc, 128 MiB) in the
@@ -33,7 +33,13 @@ on a QEMU socket network at 127.0.0.1:PORT: one guest listens, the other
 connects (scripts/two-host.sh). Without it the guest has no NIC.
 --disk-size SIZE sets the size of the ext4 and xfs scratch disks (sparse
 files, default 1G; make fstests uses more).
+--dry-run prints the QEMU command line, one argument per line, and exits
+without booting (make selftest checks it).
 Progress lines ("pinsafe: ...") are echoed while the guest runs.
+
+The checkout and BIN may be anywhere, also under a directory the guest
+hides behind tmpfs (/root, /var/tmp, /mnt, /tmp) and in paths with
+spaces: guest/hostpath.sh says where the guest finds them.
 
 Accelerator: PINSAFE_ACCEL=auto (default) uses KVM only if /dev/kvm is
 read/writable, /proc/cpuinfo has vmx or svm and a probe guest (QEMU with
@@ -48,7 +54,7 @@ scripts/demo-table.py judge the run.
 USAGE
 }
 kernel="" bin="" out="" only="" filter="" tmo=1800 icount="" plugin="" smp=2
-extra="" net="" disk_size=1G
+extra="" net="" disk_size=1G dry_run=0
 while (( $# )); do
 	case $1 in
 	--help) usage; exit 0 ;;
@@ -64,12 +70,25 @@ while (( $# )); do
 	--append) extra=$2; shift 2 ;;
 	--net) net=$2; shift 2 ;;
 	--disk-size) disk_size=$2; shift 2 ;;
+	--dry-run) dry_run=1; shift ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
 [[ -f $kernel && -d $bin && -n $out ]] || { usage >&2; exit 2; }
 kernel=$(realpath "$kernel") bin=$(realpath "$bin")
-[[ $TOP$bin != *' '* ]] || die "paths with spaces are not supported"
+
+# kparam NAME VALUE: one kernel command line parameter. A value with
+# spaces is quoted; the kernel strips the quotes (lib/cmdline.c
+# next_arg()) before it sets init= or passes NAME=VALUE to init.
+kparam() {
+	[[ $2 != *'"'* && $2 != *$'\n'* && -n $2 ]] ||
+		die "$1: cannot pass '$2' on the kernel command line"
+	if [[ $2 == *' '* ]]; then
+		printf ' %s="%s"' "$1" "$2"
+	else
+		printf ' %s=%s' "$1" "$2"
+	fi
+}
 
 mkdir -p "$out"
 out=$(realpath "$out")
@@ -128,8 +147,8 @@ if [[ -n $plugin ]]; then
 fi
 append="console=ttyS0 root=/dev/root rootfstype=9p ro"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
-append+=" init=$TOP/guest/init panic=-1 softlockup_panic=1 printk.time=1"
-append+=" pinsafe_dir=$TOP pinsafe_bin=$bin pinsafe_timeout=600"
+append+="$(kparam init "$TOP/guest/init") panic=-1 softlockup_panic=1 printk.time=1"
+append+="$(kparam pinsafe_dir "$TOP")$(kparam pinsafe_bin "$bin") pinsafe_timeout=600"
 [[ -n $only ]] && append+=" pinsafe_only=$only"
 [[ $filter =~ ^[A-Za-z0-9_.,-]*$ ]] ||
 	die "--filter takes comma-separated test names, not '$filter'"
@@ -154,18 +173,24 @@ if [[ -n $net ]]; then
 	     -device "virtio-net-pci,netdev=n0,mac=$mac")
 fi
 
+qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m 2G
+	-no-reboot -display none -monitor none "${nic[@]}"
+	-kernel "$kernel" -append "$append"
+	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
+	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root
+	-drive "file=$out/ext4.img,format=raw,if=virtio,cache=unsafe"
+	-drive "file=$out/xfs.img,format=raw,if=virtio,cache=unsafe"
+	-drive "file=$out/integ.img,format=raw,if=virtio,cache=unsafe"
+	-serial "file:$out/console.log" -serial "file:$out/results.log")
+if (( dry_run )); then
+	printf '%s\n' "${qemu[@]}"
+	rm -f "$out"/*.img
+	exit 0
+fi
+
 say "booting $(basename "$kernel") (${accel[1]}), logs in $out"
 start=$(date +%s)
-timeout -k 10 "$tmo" qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m 2G \
-	-no-reboot -display none -monitor none "${nic[@]}" \
-	-kernel "$kernel" -append "$append" \
-	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
-	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
-	-drive "file=$out/ext4.img,format=raw,if=virtio,cache=unsafe" \
-	-drive "file=$out/xfs.img,format=raw,if=virtio,cache=unsafe" \
-	-drive "file=$out/integ.img,format=raw,if=virtio,cache=unsafe" \
-	-serial "file:$out/console.log" -serial "file:$out/results.log" \
-	> "$out/qemu.log" 2>&1 &
+timeout -k 10 "$tmo" "${qemu[@]}" > "$out/qemu.log" 2>&1 &
 qpid=$!
 seen=0
 while kill -0 "$qpid" 2>/dev/null; do
