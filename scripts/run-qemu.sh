@@ -173,6 +173,7 @@ if [[ -n $net ]]; then
 	     -device "virtio-net-pci,netdev=n0,mac=$mac")
 fi
 
+# shellcheck disable=SC2054 # commas are QEMU option syntax
 qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m 2G
 	-no-reboot -display none -monitor none "${nic[@]}"
 	-kernel "$kernel" -append "$append"
