@@ -8,7 +8,7 @@ only := $(if $(ONLY),--only $(ONLY))
 BUILD := $(shell bash -c '. scripts/lib.sh && echo "$$BUILD"')
 
 .PHONY: help selftest deps base tree export build build-base tests check \
-	check-base check-bisect compare demo lint bench two-host fstests soak kunit deb clean
+	check-base check-bisect compare demo shell lint bench two-host fstests soak kunit deb clean
 
 ## help: list the targets (this text)
 help:
@@ -68,6 +68,10 @@ compare: selftest
 ## demo: from a fresh machine to RDMA on a file (DEMO_BASE=1: base too)
 demo:
 	scripts/demo.sh
+
+## shell: boot the series kernel with disks, rxe and tests set up; a shell on this terminal
+shell: tree
+	scripts/shell.sh --config $(CONFIG)
 
 ## lint: checkpatch --strict on the patches, shellcheck on the scripts
 lint:

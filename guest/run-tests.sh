@@ -16,13 +16,19 @@
 #   pinsafe_fstests_timeout, pinsafe_fstests_stall
 #                            run fstests instead (scripts/fstests.sh)
 #   pinsafe_soak  seconds: run the soak test instead (scripts/soak.sh)
+#   pinsafe_shell 1: set up the disks and rxe, then an interactive shell on
+#                 the console instead of the suites (make shell)
 set -u
 
 RESULTS=/dev/ttyS1
 [ -c "$RESULTS" ] || RESULTS=/dev/console
 SUITE_TIMEOUT=${pinsafe_timeout:-600}
 pinsafe_dir=${pinsafe_dir:?pinsafe_dir not set}
-pinsafe_bin=${pinsafe_bin:?pinsafe_bin not set}
+if [ -n "${pinsafe_shell:-}" ]; then
+	pinsafe_bin=${pinsafe_bin:-}
+else
+	pinsafe_bin=${pinsafe_bin:?pinsafe_bin not set}
+fi
 only=${pinsafe_only:-}
 filter=${pinsafe_filter:-}
 
@@ -395,7 +401,33 @@ finish() {
 	echo "#### PINSAFE-DONE" > "$RESULTS"
 }
 
+# make shell: the test setup, then a shell on the console (ttyS0) until it
+# exits; the suites' binaries are in $PINSAFE_BIN.
+run_shell() {
+	echo 16 > /proc/sys/vm/nr_hugepages
+	setup_disks
+	setup_rdma
+	export PINSAFE_BIN="$pinsafe_bin" PS1='pinsafe:\w# '
+	{
+		echo
+		echo "pinsafe shell: kernel $(uname -r)"
+		echo "  ext4 /mnt/ext4, xfs /mnt/xfs, ext4 on dm-integrity /mnt/integ, tmpfs /mnt/tmpfs"
+		echo "  rxe: $(ls /sys/class/infiniband 2>/dev/null | tr '\n' ' ')"
+		echo "  tests in \$PINSAFE_BIN (${pinsafe_bin:-none}), e.g."
+		echo "    cd /mnt/xfs && \$PINSAFE_BIN/mm/pin_writeback -t lost_write"
+		echo "  the host's / is read-only; exit (or Ctrl-A x) ends the VM"
+	} > /dev/console
+	cd /mnt/ext4 2>/dev/null || cd /
+	setsid -c bash -i < /dev/ttyS0 > /dev/ttyS0 2>&1
+	log "shell exited"
+	finish
+}
+
 main() {
+	if [ -n "${pinsafe_shell:-}" ]; then
+		run_shell
+		return
+	fi
 	if [ -n "${pinsafe_soak:-}" ]; then
 		# make soak: every writer and disturbance at once (tests/soak).
 		setup_disks

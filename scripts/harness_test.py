@@ -319,6 +319,30 @@ class GuestPathTest(unittest.TestCase):
 		self.assertEqual(kernel_params('a=1 b="x y" "c=d e" f'),
 				 {'a': '1', 'b': 'x y', 'c': 'd e', 'f': None})
 
+	def test_shell_gets_the_console_and_needs_no_bin(self):
+		import tempfile
+		root = tempfile.mkdtemp(prefix='pinsafe-shell-', dir='/tmp')
+		kernel = os.path.join(root, 'bzImage')
+		open(kernel, 'w').close()
+		p = subprocess.run([os.path.join(HERE, 'run-qemu.sh'), '--kernel',
+				    kernel, '--out', os.path.join(root, 'out'),
+				    '--shell', '--dry-run'],
+				   capture_output=True, text=True,
+				   env=dict(os.environ, PINSAFE_ACCEL='tcg'))
+		self.assertEqual(p.returncode, 0, p.stderr)
+		argv = p.stdout.splitlines()
+		params = kernel_params(argv[argv.index('-append') + 1])
+		self.assertEqual(params.get('pinsafe_shell'), '1')
+		self.assertNotIn('pinsafe_bin', params)
+		serials = [argv[i + 1] for i, a in enumerate(argv) if a == '-serial']
+		self.assertEqual(serials[0], 'mon:stdio')
+		# Without --shell, --bin is required.
+		p = subprocess.run([os.path.join(HERE, 'run-qemu.sh'), '--kernel',
+				    kernel, '--out', os.path.join(root, 'out'),
+				    '--dry-run'], capture_output=True, text=True,
+				   env=dict(os.environ, PINSAFE_ACCEL='tcg'))
+		self.assertEqual(p.returncode, 2)
+
 	def test_checkout_with_spaces_under_a_masked_directory(self):
 		import shutil
 		import tempfile

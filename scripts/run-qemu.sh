@@ -10,7 +10,7 @@ usage: scripts/run-qemu.sh --kernel BZIMAGE --bin TESTBIN --out DIR
                            [--only SUITES] [--filter TESTS] [--timeout SECONDS]
                            [--icount OPTS] [--plugin SO] [--smp N]
                            [--append ARGS] [--net listen|connect:PORT]
-                           [--disk-size SIZE] [--dry-run] [--help]
+                           [--disk-size SIZE] [--shell] [--dry-run] [--help]
 Boots BZIMAGE (--smp vCPUs, default 2; 2 GiB) with the host's / shared
 read-only over 9p and guest/init as PID 1. Fresh scratch disks become ext4
 (/dev/vda, 1 GiB), xfs (/dev/vdb, 1 GiB) and ext4 on dm-integrity (/dev/vdc, 128 MiB) in the
@@ -33,6 +33,10 @@ on a QEMU socket network at 127.0.0.1:PORT: one guest listens, the other
 connects (scripts/two-host.sh). Without it the guest has no NIC.
 --disk-size SIZE sets the size of the ext4 and xfs scratch disks (sparse
 files, default 1G; make fstests uses more).
+--shell gives the guest's console to this terminal (QEMU's -serial
+mon:stdio; Ctrl-A x quits): the guest sets up the scratch disks and rxe
+as for the tests and runs an interactive shell instead of the suites
+(make shell). --bin is optional then, and there is no timeout.
 --dry-run prints the QEMU command line, one argument per line, and exits
 without booting (make selftest checks it).
 Progress lines ("pinsafe: ...") are echoed while the guest runs.
@@ -54,7 +58,7 @@ scripts/demo-table.py judge the run.
 USAGE
 }
 kernel="" bin="" out="" only="" filter="" tmo=1800 icount="" plugin="" smp=2
-extra="" net="" disk_size=1G dry_run=0
+extra="" net="" disk_size=1G dry_run=0 shell=0
 while (( $# )); do
 	case $1 in
 	--help) usage; exit 0 ;;
@@ -71,11 +75,16 @@ while (( $# )); do
 	--net) net=$2; shift 2 ;;
 	--disk-size) disk_size=$2; shift 2 ;;
 	--dry-run) dry_run=1; shift ;;
+	--shell) shell=1; shift ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
-[[ -f $kernel && -d $bin && -n $out ]] || { usage >&2; exit 2; }
-kernel=$(realpath "$kernel") bin=$(realpath "$bin")
+if [[ ! -f $kernel || -z $out ]] || [[ ! -d $bin && ( $shell == 0 || -n $bin ) ]]; then
+	usage >&2
+	exit 2
+fi
+kernel=$(realpath "$kernel")
+[[ -n $bin ]] && bin=$(realpath "$bin")
 
 # kparam NAME VALUE: one kernel command line parameter. A value with
 # spaces is quoted; the kernel strips the quotes (lib/cmdline.c
@@ -148,7 +157,10 @@ fi
 append="console=ttyS0 root=/dev/root rootfstype=9p ro"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
 append+="$(kparam init "$TOP/guest/init") panic=-1 softlockup_panic=1 printk.time=1"
-append+="$(kparam pinsafe_dir "$TOP")$(kparam pinsafe_bin "$bin") pinsafe_timeout=600"
+append+="$(kparam pinsafe_dir "$TOP")"
+[[ -n $bin ]] && append+="$(kparam pinsafe_bin "$bin")"
+append+=" pinsafe_timeout=600"
+(( shell )) && append+=" pinsafe_shell=1"
 [[ -n $only ]] && append+=" pinsafe_only=$only"
 [[ $filter =~ ^[A-Za-z0-9_.,-]*$ ]] ||
 	die "--filter takes comma-separated test names, not '$filter'"
@@ -173,6 +185,9 @@ if [[ -n $net ]]; then
 	     -device "virtio-net-pci,netdev=n0,mac=$mac")
 fi
 
+# ttyS0, the kernel console: a log file, or this terminal for --shell.
+console=(-serial "file:$out/console.log")
+(( shell )) && console=(-serial mon:stdio)
 # shellcheck disable=SC2054 # commas are QEMU option syntax
 qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m 2G
 	-no-reboot -display none -monitor none "${nic[@]}"
@@ -182,11 +197,19 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m 2G
 	-drive "file=$out/ext4.img,format=raw,if=virtio,cache=unsafe"
 	-drive "file=$out/xfs.img,format=raw,if=virtio,cache=unsafe"
 	-drive "file=$out/integ.img,format=raw,if=virtio,cache=unsafe"
-	-serial "file:$out/console.log" -serial "file:$out/results.log")
+	"${console[@]}" -serial "file:$out/results.log")
 if (( dry_run )); then
 	printf '%s\n' "${qemu[@]}"
 	rm -f "$out"/*.img
 	exit 0
+fi
+
+if (( shell )); then
+	say "booting $(basename "$kernel") (${accel[1]}) with a shell on this terminal; Ctrl-A x quits"
+	rc=0
+	"${qemu[@]}" || rc=$?
+	rm -f "$out"/*.img
+	exit "$rc"
 fi
 
 say "booting $(basename "$kernel") (${accel[1]}), logs in $out"
