@@ -3,7 +3,7 @@
 CONFIG ?= test
 ONLY ?=
 ROUNDS ?= 3
-only := $(if $(ONLY),--only $(ONLY))
+only := $(if $(ONLY),--only $(ONLY)) $(if $(FILTER),--filter $(FILTER))
 # build/, or where scripts/lib.sh puts it (a checkout path with spaces).
 BUILD := $(shell bash -c '. scripts/lib.sh && echo "$$BUILD"')
 
@@ -12,7 +12,7 @@ BUILD := $(shell bash -c '. scripts/lib.sh && echo "$$BUILD"')
 
 ## help: list the targets (this text)
 help:
-	@echo "usage: make TARGET [CONFIG=qemu|test|debug] [ONLY=suite,...] [ROUNDS=N]"
+	@echo "usage: make TARGET [CONFIG=qemu|test|debug] [ONLY=suite,...] [FILTER=test,...] [ROUNDS=N]"
 	@echo "       PINSAFE_ACCEL=auto|kvm|tcg selects QEMU's accelerator (default: probe KVM)"
 	@awk '/^## [a-z-]+: / { sub(/^## /, ""); i = index($$0, ": "); \
 		printf "  %-12s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2) }' \

@@ -7,10 +7,11 @@ set -euo pipefail
 usage() {
 	cat <<'USAGE'
 usage: scripts/check.sh [--base] [--config qemu|test|debug] [--only SUITES]
-                        [--no-report] [--help]
+                        [--filter TESTS] [--no-report] [--help]
 Installs missing packages, fetches the base, makes build/linux, builds the
 kernel (series, or the plain base with --base) and the tests, boots it in
-QEMU and runs all suites (or those named by --only). Logs go to
+QEMU and runs all suites (or those named by --only; --filter names
+pin_writeback test cases, e.g. lost_write,pin_races_truncate). Logs go to
 build/run-{series,base}-CONFIG/. Prints the per-test table and
 "N passed, N failed"; exits non-zero on any failure, including QEMU
 exiting non-zero, no console log, or a guest that did not finish.
@@ -18,7 +19,7 @@ PINSAFE_ACCEL=auto|kvm|tcg selects the accelerator (scripts/run-qemu.sh).
 "make check" runs the harness self-tests (make selftest) first.
 USAGE
 }
-which=series cfg="test" only="" report=1
+which=series cfg="test" only="" filter="" report=1
 args=()
 while (( $# )); do
 	case $1 in
@@ -26,6 +27,7 @@ while (( $# )); do
 	--base) which=base; args+=(--base); shift ;;
 	--config) cfg=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
+	--filter) filter=$2; shift 2 ;;
 	--no-report) report=0; shift ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -41,6 +43,7 @@ t1=$(date +%s)
 out=$BUILD/run-$which-$cfg
 qargs=(--kernel "$kernel" --bin "$bin" --out "$out")
 [[ -n $only ]] && qargs+=(--only "$only")
+[[ -n $filter ]] && qargs+=(--filter "$filter")
 "$TOP/scripts/run-qemu.sh" "${qargs[@]}"
 t2=$(date +%s)
 say "timing: build $((t1 - t0))s, boot+tests $((t2 - t1))s"
