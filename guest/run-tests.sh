@@ -412,7 +412,11 @@ run_shell() {
 		echo
 		echo "pinsafe shell: kernel $(uname -r)"
 		echo "  ext4 /mnt/ext4, xfs /mnt/xfs, ext4 on dm-integrity /mnt/integ, tmpfs /mnt/tmpfs"
-		echo "  rxe: $(ls /sys/class/infiniband 2>/dev/null | tr '\n' ' ')"
+		printf '  rxe:'
+		for d in /sys/class/infiniband/*; do
+			[ -e "$d" ] && printf ' %s' "${d##*/}"
+		done
+		echo
 		echo "  tests in \$PINSAFE_BIN (${pinsafe_bin:-none}), e.g."
 		echo "    cd /mnt/xfs && \$PINSAFE_BIN/mm/pin_writeback -t lost_write"
 		echo "  the host's / is read-only; exit (or Ctrl-A x) ends the VM"
