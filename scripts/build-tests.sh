@@ -34,7 +34,8 @@ obj=$BUILD/obj-$which-$cfg
 out=$BUILD/tests-$which
 [[ -d $obj/usr/include ]] || die "no uapi headers in $obj; run scripts/build.sh first"
 # A prefix must not run a test program left from a later one (pin_writeback
-# exists from patch 19 on): build the bisect tests from scratch each time.
+# exists only from its selftest patch on): build the bisect tests from
+# scratch each time.
 [[ $which == bisect ]] && rm -rf "$out"
 mkdir -p "$out/mm" "$out/rdma"
 
