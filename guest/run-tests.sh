@@ -482,6 +482,13 @@ main() {
 		# shellcheck disable=SC2086 # one word per -t and test name
 		(cd "/mnt/$fs" && suite "pin_writeback_$fs" "$pinsafe_bin/mm/pin_writeback" $args)
 	done
+	# Revocable pins (the series' gup_test device registers them).
+	for fs in ext4 xfs; do
+		[ -x "$pinsafe_bin/mm/pin_revoke" ] || break
+		mountpoint -q "/mnt/$fs" || continue
+		# shellcheck disable=SC2086 # one word per -t and test name
+		(cd "/mnt/$fs" && suite "pin_revoke_$fs" "$pinsafe_bin/mm/pin_revoke" $pw_args)
+	done
 	if [ -f "$pinsafe_dir/tests/rdma/suites.sh" ]; then
 		# shellcheck source-path=SCRIPTDIR/..
 		# shellcheck source=tests/rdma/suites.sh

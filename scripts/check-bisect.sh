@@ -14,7 +14,7 @@ checks it out in build/bisect (a worktree of build/linux), builds the
 test-config kernel and the tests in build/obj-bisect-test and
 build/tests-bisect (ccache, so each prefix is an incremental build of the
 one before), boots it and runs the boot-time KUnit suites plus the pin
-selftests (--suites, default gup_test,gup_longterm,pin_writeback), and
+selftests (--suites, default gup_test,gup_longterm,pin_writeback,pin_revoke), and
 reads the run with scripts/report.py. Fails on the first prefix with a
 checkpatch error, a build error or a failing test, and says which.
 One line per prefix (commit, times and results) is appended to
@@ -22,7 +22,7 @@ build/check-bisect.txt, after a line naming the run.
 Budget: minutes per prefix under TCG.
 USAGE
 }
-from=1 to="" suites=gup_test,gup_longterm,pin_writeback
+from=1 to="" suites=gup_test,gup_longterm,pin_writeback,pin_revoke
 while (( $# )); do
 	case $1 in
 	--help) usage; exit 0 ;;

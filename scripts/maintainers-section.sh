@@ -27,8 +27,10 @@ filter=$(mktemp)
 trap 'rm -f "$filter"' EXIT
 cat > "$filter" <<'FILTER'
 set -euo pipefail
-FILES="mm/.kunitconfig mm/gup_kunit.c scripts/coccinelle/api/pin_user_pages.cocci
-tools/testing/selftests/mm/pin_writeback.c"
+FILES="include/linux/pin_revoke.h mm/.kunitconfig mm/gup_kunit.c mm/pin_revoke.c
+scripts/coccinelle/api/pin_user_pages.cocci
+tools/testing/selftests/mm/file_pin_util.c tools/testing/selftests/mm/file_pin_util.h
+tools/testing/selftests/mm/pin_revoke.c tools/testing/selftests/mm/pin_writeback.c"
 present=""
 for f in $FILES; do
 	git ls-files --error-unmatch "$f" > /dev/null 2>&1 && present="$present $f"

@@ -452,6 +452,26 @@ static const char *opcode_str(enum ibv_wr_opcode op)
 int rdma_op(struct rdma_ctx *r, enum ibv_wr_opcode op, struct ibv_mr *lmr,
 	    void *laddr, size_t len, uint32_t rkey, uint64_t raddr, bool quiet)
 {
+	int status = rdma_op_status(r, op, lmr, laddr, len, rkey, raddr);
+
+	if (status < 0)
+		return -1;
+	if (status != IBV_WC_SUCCESS) {
+		ktap_print_msg("%s of %zu bytes: completion status %s (%d)",
+			       opcode_str(op), len, ibv_wc_status_str(status),
+			       status);
+		return -1;
+	}
+	if (!quiet)
+		ktap_print_msg("%s of %zu bytes: completed", opcode_str(op),
+			       len);
+	return 0;
+}
+
+int rdma_op_status(struct rdma_ctx *r, enum ibv_wr_opcode op,
+		   struct ibv_mr *lmr, void *laddr, size_t len, uint32_t rkey,
+		   uint64_t raddr)
+{
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)laddr,
 		.length = (uint32_t)len,
@@ -485,16 +505,10 @@ int rdma_op(struct rdma_ctx *r, enum ibv_wr_opcode op, struct ibv_mr *lmr,
 			       ret == -ETIMEDOUT ? "timed out" : "poll failed");
 		return -1;
 	}
-	if (wc.status != IBV_WC_SUCCESS) {
-		ktap_print_msg("%s of %zu bytes: completion status %s (%d)",
-			       opcode_str(op), len,
-			       ibv_wc_status_str(wc.status), wc.status);
-		return -1;
-	}
-	if (!quiet)
+	if (wc.status == IBV_WC_SUCCESS && now_ms() - start > 1000)
 		ktap_print_msg("%s of %zu bytes: completed in %lld ms",
 			       opcode_str(op), len, now_ms() - start);
-	return 0;
+	return wc.status;
 }
 
 int rdma_rw(struct rdma_ctx *r, enum ibv_wr_opcode op,

@@ -88,6 +88,13 @@ int rdma_rw(struct rdma_ctx *r, enum ibv_wr_opcode op,
  */
 int rdma_op(struct rdma_ctx *r, enum ibv_wr_opcode op, struct ibv_mr *lmr,
 	    void *laddr, size_t len, uint32_t rkey, uint64_t raddr, bool quiet);
+/*
+ * The same, quiet, returning the completion's status (enum ibv_wc_status),
+ * or -1 if the request could not be posted or did not complete in time.
+ */
+int rdma_op_status(struct rdma_ctx *r, enum ibv_wr_opcode op,
+		   struct ibv_mr *lmr, void *laddr, size_t len, uint32_t rkey,
+		   uint64_t raddr);
 
 /* Deterministic, position-dependent byte patterns; seed tells them apart. */
 uint8_t pattern_byte(size_t off, unsigned int seed);

@@ -23,6 +23,11 @@ suite rdma_ro_owner "${PINSAFE_TESTBIN:?}/rdma_ro_owner"
 # Unmodified perftest ib_write_bw --mmap=FILE over rxe, one test per fs.
 suite rdma_perftest sh "${PINSAFE_TESTBIN:?}/perftest.sh" tmpfs ext4 xfs
 
+# A writable file MR that another process's hole punch or truncate needs:
+# revoked at once (the next RDMA WRITE gets IBV_WC_REM_ACCESS_ERR), what the
+# QP wrote before on disk, registering again works (refused on base).
+suite rdma_revoke "${PINSAFE_TESTBIN:?}/rdma_revoke"
+
 # io_uring fixed buffers on MAP_SHARED ext4/xfs files: registration (refused
 # on base), O_DIRECT READ_FIXED into them beside writeback, sync and
 # truncate, data on disk, truncate policy, pins balanced after unregister.

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdma_revoke: a file MR gives its pages back when the file system needs
+ * them.
+ *
+ * An RC QP writes into a writable registration of a MAP_SHARED ext4 or
+ * xfs file (rxe0). Another process then punches a hole in the registered
+ * range, or truncates it, with vm.dma_pin_truncate_wait_ms=5000 and
+ * vm.dma_pin_truncate_policy=1 (a pin that is waited for makes the
+ * operation fail after 5 s). With revocable pins (ib_umem_revocable(), rxe)
+ * the operation succeeds at once, the MR is invalid from then on (the next
+ * RDMA WRITE to it completes with IBV_WC_REM_ACCESS_ERR), what the QP
+ * wrote before is on the disk after fsync (read through the block device),
+ * and deregistering and registering the mapping again works. For ext4 and
+ * xfs, cases punch_<fs> and truncate_<fs>.
+ *
+ * The base kernel refuses the registration (long-term pins of such files),
+ * which is reported as a failure: the application cannot use the file.
+ *
+ * Environment: PINSAFE_MNT_{EXT4,XFS}, PINSAFE_DEV_{EXT4,XFS}.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "ktap.h"
+
+#define NPAGES		64
+#define WRITTEN		32	/* pages the QP writes before the cut */
+#define CUT_LIMIT_S	2.0
+
+static const char * const fs_names[] = { "ext4", "xfs" };
+static const long fs_magic[] = { EXT4_SUPER_MAGIC, XFS_SUPER_MAGIC };
+static const char * const ops[] = { "punch", "truncate" };
+
+#define NTESTS		(ARRAY_SIZE(fs_names) * ARRAY_SIZE(ops))
+
+static struct knob knobs[] = {
+	{ .path = "/proc/sys/vm/dma_pin_truncate_wait_ms", .val = "5000" },
+	{ .path = "/proc/sys/vm/dma_pin_truncate_policy", .val = "1" },
+	{ .path = "/proc/sys/vm/dma_pin_revoke", .val = "1" },
+};
+static long page_size;
+
+/* Punch pages [WRITTEN, WRITTEN + 16) or truncate to WRITTEN pages. */
+static int cut(int fd, bool punch)
+{
+	if (punch)
+		return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				 WRITTEN * page_size, 16 * page_size);
+	return ftruncate(fd, WRITTEN * page_size);
+}
+
+/* Run cut() in another process; its errno, or 0. Sets *secs. */
+static int cut_elsewhere(int fd, bool punch, double *secs)
+{
+	double t = now_s();
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return errno;
+	if (!pid)
+		_exit(cut(fd, punch) ? errno : 0);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return ECHILD;
+	*secs = now_s() - t;
+	return WEXITSTATUS(status);
+}
+
+/* What the file must hold on the disk after the cut. */
+static bool disk_as_expected(int fd, const char *blkdev, bool punch,
+			     const char *name)
+{
+	size_t size = (punch ? NPAGES : WRITTEN) * page_size;
+	uint8_t *buf = NULL;
+	bool ok;
+	int ret;
+
+	if (posix_memalign((void **)&buf, 4096, size))
+		return false;
+	ret = disk_read(fd, blkdev, buf, size, true, false);
+	ok = !ret && pattern_check(buf, WRITTEN * page_size, 2,
+				   "pages the QP wrote before the cut");
+	if (ok && punch) {
+		size_t i, hole = 16 * page_size;
+
+		for (i = 0; i < hole; i++)
+			if (buf[WRITTEN * page_size + i])
+				break;
+		if (i < hole) {
+			ktap_print_msg("%s: the punched range holds data on disk",
+				       name);
+			ok = false;
+		}
+		/* The rest of the file keeps its first content, seed 1. */
+		for (i = (WRITTEN + 16) * page_size; ok && i < size; i++)
+			if (buf[i] != pattern_byte(i, 1)) {
+				ktap_print_msg("%s: byte %zu past the hole changed",
+					       name, i);
+				ok = false;
+			}
+	}
+	if (ret)
+		ktap_print_msg("%s: cannot read the file from %s: %s", name,
+			       blkdev, ret > 0 ? "holes" : strerror(-ret));
+	else if (ok)
+		ktap_print_msg("%s: on %s after fsync: the QP's data, then %s",
+			       name, blkdev,
+			       punch ? "the hole and the old data" : "EOF");
+	free(buf);
+	return ok;
+}
+
+static bool revoke_case(struct rdma_ctx *r, int fd, void *addr,
+			const char *blkdev, bool punch, const char *name)
+{
+	size_t size = NPAGES * page_size;
+	long revoked = vmstat_read("pinned_revoked");
+	struct ibv_mr *fmr, *smr;
+	void *src = NULL;
+	bool ok = true;
+	double secs = 0;
+	int err, status;
+
+	fmr = rdma_reg(r, addr, size, RDMA_ACCESS_RW, &err);
+	if (!fmr) {
+		ktap_print_msg("%s: writable ibv_reg_mr() of the file: %s",
+			       name, strerror(err));
+		return false;
+	}
+	if (posix_memalign(&src, 4096, size))
+		return false;
+	pattern_fill(src, size, 2);
+	smr = rdma_reg(r, src, size, RDMA_ACCESS_RW, &err);
+	if (!smr) {
+		free(src);
+		return false;
+	}
+	if (rdma_op(r, IBV_WR_RDMA_WRITE, smr, src, WRITTEN * page_size,
+		    fmr->rkey, (uintptr_t)addr, false)) {
+		ok = false;
+		goto out;
+	}
+
+	err = cut_elsewhere(fd, punch, &secs);
+	ktap_print_msg("%s: %s by another process in %.3f s: %s", name,
+		       punch ? "hole punch" : "truncate", secs,
+		       err ? strerror(err) : "ok");
+	if (err || secs > CUT_LIMIT_S)
+		ok = false;
+	if (revoked >= 0 && vmstat_read("pinned_revoked") != revoked + 1) {
+		ktap_print_msg("%s: pinned_revoked moved by %ld, not 1", name,
+			       vmstat_read("pinned_revoked") - revoked);
+		ok = false;
+	}
+
+	/* The MR is gone: a remote write to it fails, bounded. */
+	status = rdma_op_status(r, IBV_WR_RDMA_WRITE, smr, src, page_size,
+				fmr->rkey, (uintptr_t)addr);
+	ktap_print_msg("%s: RDMA WRITE to the MR after the cut: %s", name,
+		       status < 0 ? "no completion" : ibv_wc_status_str(status));
+	if (status != IBV_WC_REM_ACCESS_ERR)
+		ok = false;
+	rdma_loop_destroy(r);
+	if (rdma_loop_connect(r))
+		ktap_bail_out("cannot rebuild the loopback QP pair");
+
+	if (fsync(fd)) {
+		ktap_print_msg("%s: fsync: %s", name, strerror(errno));
+		ok = false;
+	}
+	if (blkdev && !disk_as_expected(fd, blkdev, punch, name))
+		ok = false;
+
+	/* The application deregisters and registers again. */
+	if (ibv_dereg_mr(fmr)) {
+		ktap_print_msg("%s: ibv_dereg_mr of the revoked MR: %s", name,
+			       strerror(errno));
+		ok = false;
+	}
+	fmr = rdma_reg(r, addr, WRITTEN * page_size, RDMA_ACCESS_RW, &err);
+	if (!fmr) {
+		ktap_print_msg("%s: registering again: %s", name,
+			       strerror(err));
+		ok = false;
+	} else if (rdma_op(r, IBV_WR_RDMA_WRITE, smr, src, page_size,
+			   fmr->rkey, (uintptr_t)addr, false)) {
+		ok = false;
+	}
+out:
+	if (fmr)
+		ibv_dereg_mr(fmr);
+	ibv_dereg_mr(smr);
+	free(src);
+	return ok;
+}
+
+static void run_fs(struct rdma_ctx *r, unsigned int i)
+{
+	size_t size = NPAGES * page_size;
+	char why[PATH_MAX + 64] = "";
+	char path[PATH_MAX], name[64];
+	const char *mnt, *blkdev;
+	unsigned int o;
+
+	mnt = fs_target(fs_names[i], fs_magic[i], &blkdev, why, sizeof(why));
+	for (o = 0; o < ARRAY_SIZE(ops); o++) {
+		void *addr = MAP_FAILED;
+		int fd = -1;
+
+		snprintf(name, sizeof(name), "%s_%s", ops[o], fs_names[i]);
+		if (!mnt) {
+			ktap_test_skip(name, "%s", why);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/rdma_revoke", mnt);
+		fd = file_create_filled(path, size, 1);
+		if (fd >= 0)
+			addr = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				    MAP_SHARED, fd, 0);
+		if (addr == MAP_FAILED) {
+			ktap_print_msg("%s: cannot create and map %s", name,
+				       path);
+			ktap_test_fail(name);
+		} else {
+			ktap_test_result(revoke_case(r, fd, addr, blkdev,
+						     o == 0, name), name);
+			munmap(addr, size);
+		}
+		if (fd >= 0)
+			close(fd);
+		unlink(path);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct rdma_opts opts;
+	struct rdma_ctx r;
+	unsigned int i, set;
+
+	rdma_parse_opts(argc, argv, &opts);
+	page_size = sysconf(_SC_PAGESIZE);
+	ktap_print_header();
+	rdma_open_or_exit(&r, &opts, "rdma_revoke");
+	if (rdma_loop_connect(&r))
+		ktap_bail_out("cannot connect the loopback QP pair");
+	ktap_set_plan(NTESTS);
+	set = knobs_set(knobs, ARRAY_SIZE(knobs));
+	if (set < ARRAY_SIZE(knobs))
+		ktap_print_msg("no %s: this kernel has no revocable pins",
+			       knobs[set].path);
+	for (i = 0; i < ARRAY_SIZE(fs_names); i++)
+		run_fs(&r, i);
+	knobs_restore(knobs, ARRAY_SIZE(knobs));
+	rdma_loop_destroy(&r);
+	rdma_close(&r);
+	ktap_finished();
+}
