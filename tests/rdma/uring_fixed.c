@@ -31,6 +31,14 @@
  *                    once; the file's data was not lost on the way: it is
  *                    still on disk until then
  *
+ *   refused_by_default_<fs>  before all that, with
+ *                    vm.longterm_pin_file_mappings=1 (the default where
+ *                    file pins can be revoked), the registration fails
+ *                    with EFAULT: io_uring cannot give a pin back, so only
+ *                    vm.longterm_pin_file_mappings=2, which the tests
+ *                    above set, lets it pin files (on kernels where the
+ *                    knob is at most 1, 1 lets every caller pin: skipped)
+ *
  * Environment: PINSAFE_MNT_{EXT4,XFS}, PINSAFE_DEV_{EXT4,XFS}.
  */
 #define _GNU_SOURCE
@@ -60,10 +68,15 @@
 static const char * const fs_names[] = { "ext4", "xfs" };
 static const long fs_magic[] = { EXT4_SUPER_MAGIC, XFS_SUPER_MAGIC };
 static const char * const tests[] = {
-	"register", "read_fixed", "disk", "truncate", "unregister",
+	"refused_by_default", "register", "read_fixed", "disk", "truncate",
+	"unregister",
 };
 
-enum { T_REGISTER, T_READ, T_DISK, T_TRUNCATE, T_UNREGISTER, T_NR };
+enum {
+	T_DEFAULT, T_REGISTER, T_READ, T_DISK, T_TRUNCATE, T_UNREGISTER, T_NR
+};
+
+#define LONGTERM_KNOB	"/proc/sys/vm/longterm_pin_file_mappings"
 
 #define NTESTS		(ARRAY_SIZE(fs_names) * T_NR)
 
@@ -245,6 +258,39 @@ static void skip_rest(char names[][64], unsigned int from, const char *why)
 		ktap_test_skip(names[t], "%s", why);
 }
 
+/* Write @val to the knob; 0, or -errno (-ENOENT: no such knob). */
+static int longterm_knob(const char *val)
+{
+	int fd = open(LONGTERM_KNOB, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* The default mode refuses io_uring's pins of the file; then allow them. */
+static void test_default(struct io_uring *ring, struct iovec *iov,
+			 const char *name)
+{
+	int ret;
+
+	if (longterm_knob("2")) {
+		ktap_test_skip(name, "no vm.longterm_pin_file_mappings=2 here");
+		return;
+	}
+	longterm_knob("1");
+	ret = io_uring_register_buffers(ring, iov, 1);
+	if (!ret)
+		io_uring_unregister_buffers(ring);
+	longterm_knob("2");
+	ktap_print_msg("%s: with vm.longterm_pin_file_mappings=1: %s", name,
+		       ret ? strerror(-ret) : "registered");
+	ktap_test_result(ret == -EFAULT, name);
+}
+
 static void run_fs(unsigned int i, bool knobs_ok)
 {
 	char path[PATH_MAX], spath[PATH_MAX], names[T_NR][64];
@@ -300,6 +346,7 @@ static void run_fs(unsigned int i, bool knobs_ok)
 	pins_before = pins_held();
 	iov.iov_base = addr;
 	iov.iov_len = len;
+	test_default(&ring, &iov, names[T_DEFAULT]);
 	ret = io_uring_register_buffers(&ring, &iov, 1);
 	if (ret) {
 		ktap_print_msg("%s: io_uring_register_buffers of a MAP_SHARED %s file: %s%s",
@@ -355,5 +402,6 @@ int main(void)
 	for (i = 0; i < ARRAY_SIZE(fs_names); i++)
 		run_fs(i, set == ARRAY_SIZE(knobs));
 	knobs_restore(knobs, ARRAY_SIZE(knobs));
+	longterm_knob("1");
 	ktap_finished();
 }

@@ -114,6 +114,15 @@ static struct knob knobs[] = {
 	{ .path = "/proc/sys/vm/dma_pin_truncate_policy", .val = "1" },
 };
 
+/*
+ * The pinner takes long-term write pins that cannot be revoked, as io_uring
+ * does: where vm.longterm_pin_file_mappings=1 allows only revocable ones,
+ * 2 allows them (best effort: older kernels have no 2, and 1 allows all).
+ */
+static struct knob longterm_knob = {
+	.path = "/proc/sys/vm/longterm_pin_file_mappings", .val = "2",
+};
+
 static const char *wname(int w, char *buf, size_t len)
 {
 	static const char * const other[] = { "sync", "freeze", "pressure" };
@@ -815,7 +824,7 @@ static void watch_stalls(long now)
 int main(int argc, char **argv)
 {
 	long duration = 0, t, pins_before, pd;
-	unsigned int seed = 1, set;
+	unsigned int seed = 1, set, longterm_set;
 	pid_t pids[W_NR] = { 0 };
 	char why[256], name[32];
 	bool memcg;
@@ -847,6 +856,7 @@ int main(int argc, char **argv)
 	}
 	set = knobs_set(knobs, ARRAY_SIZE(knobs));
 	knobs_ok = set == ARRAY_SIZE(knobs);
+	longterm_set = knobs_set(&longterm_knob, 1);
 	if (!knobs_ok)
 		ktap_print_msg("no %s: cuts of pinned files are not refused on this kernel",
 			       knobs[set].path);
@@ -945,5 +955,6 @@ int main(int argc, char **argv)
 		ktap_test_result(pd == 0, "pinned_dirty_zero");
 	}
 	knobs_restore(knobs, ARRAY_SIZE(knobs));
+	knobs_restore(&longterm_knob, longterm_set);
 	ktap_finished();
 }
