@@ -7,7 +7,11 @@ usage: scripts/demo-table.py [--kinds K1,K2,...] LABEL=RUNDIR [LABEL=RUNDIR...]
 Reads the "# DEMO kind=... reg=... write=... disk=..." lines that
 tests/rdma/rdma_mr prints per buffer kind, and the perftest results, from
 RUNDIR/results.log, and prints buffer kind x (registers? RDMA WRITE lands?
-on disk after fsync?) with one column group per kernel.
+on disk after fsync?) with one column group per kernel. Then, from
+tests/rdma/rdma_revoke, what another process's hole punch or truncate of
+a file MR does: how long it takes, what the next RDMA WRITE to the MR
+gets, and the case's verdict (revoked at once, data on disk, registers
+again).
 
 Exits 1, and says on stderr what went wrong with the end of RUNDIR/qemu.log
 and RUNDIR/console.log, when a run did not finish (QEMU exit status in
@@ -26,6 +30,13 @@ DEMO = re.compile(r'#\s*DEMO kind=(\S+) reg=(\S+) write=(\S+) disk=(\S+)')
 PERF = re.compile(r'^(not ok|ok) \d+ (perftest_write_bw_\S+)')
 EXPECTING = re.compile(r'#.*ib_write_bw --mmap on \S+, expecting (\S+)')
 REGFAIL = re.compile(r'#.*perftest failed at memory registration')
+REVOKE_CASE = re.compile(r'^(not ok|ok) \d+ ((?:punch|truncate)_(?:ext4|xfs))$')
+REVOKE_CUT = re.compile(r'#\s*((?:punch|truncate)_\w+): (?:hole punch|truncate) '
+			r'by another process in ([\d.]+) s: (.*)')
+REVOKE_REG = re.compile(r'#\s*((?:punch|truncate)_\w+): writable ibv_reg_mr\(\) '
+			r'of the file: (.*)')
+REVOKE_WRITE = re.compile(r'#\s*((?:punch|truncate)_\w+): RDMA WRITE to the MR '
+			  r'after the cut: (.*)')
 OUTCOME = {
 	('ok', 'pass'): 'runs, RDMA WRITE over the file mapping',
 	('ok', 'reg_fail'): 'fails at ibv_reg_mr (registration refused)',
@@ -33,6 +44,33 @@ OUTCOME = {
 	('not ok', 'pass', 'reg'): 'fails at ibv_reg_mr (registration refused)',
 	('not ok', 'reg_fail'): 'ran, but a refusal was expected (flip the test)',
 }
+
+
+def load_revoke(rundir):
+	"""rdma_revoke's cases: name -> [cut result, next WRITE, verdict]."""
+	cases = {}
+	try:
+		lines = open(os.path.join(rundir, 'results.log'),
+			     errors='replace').read().splitlines()
+	except FileNotFoundError:
+		return cases
+	for line in lines:
+		m = REVOKE_CUT.search(line)
+		if m:
+			cases.setdefault(m.group(1), ['?', '?', '?'])[0] = \
+				f'{m.group(3)} in {m.group(2)} s'
+		m = REVOKE_REG.search(line)
+		if m:
+			cases.setdefault(m.group(1), ['?', '?', '?'])[0] = \
+				f'not registered: {m.group(2)}'
+		m = REVOKE_WRITE.search(line)
+		if m:
+			cases.setdefault(m.group(1), ['?', '?', '?'])[1] = m.group(2)
+		m = REVOKE_CASE.match(line)
+		if m:
+			cases.setdefault(m.group(2), ['?', '?', '?'])[2] = \
+				'PASS' if m.group(1) == 'ok' else 'FAIL'
+	return cases
 
 
 def load(rundir):
@@ -159,6 +197,16 @@ def main():
 	for label, _, _, perf in runs:
 		for name, res in sorted(perf.items()):
 			print(f'  {label:<8} {name:<28} {res}')
+	revokes = [(label, load_revoke(d)) for label, d in
+		   (spec.partition('=')[::2] for spec in args)]
+	if any(cases for _, cases in revokes):
+		print()
+		print('a file MR written by an RC QP, then punched or truncated by '
+		      'another process (rdma_revoke):')
+		for label, cases in revokes:
+			for name, (cut, write, verdict) in sorted(cases.items()):
+				print(f'  {label:<8} {name:<14} cut: {cut:<36} '
+				      f'next WRITE: {write:<20} {verdict}')
 	if report:
 		sys.stdout.flush()
 		print('\n'.join([''] + report + ['demo: FAILED: the guest or the '
