@@ -21,12 +21,15 @@ RATIO_TARGETS = [
     ('write_fsync', 0.999, 'write+fsync, never-pinned file'),
     ('truncate', 0.999, 'truncate of a cached never-pinned file'),
     ('punch', 0.999, 'punch of a cached never-pinned file'),
+    ('punch_mapped', 0.999,
+     'punch of a cached, mapped never-pinned file'),
     ('pin_fast_anon', 0.995, 'pin/unpin fast path, anonymous'),
     ('pin_fast_file_ro', 0.995,
      'pin/unpin fast path, read-only pins of a never-write-pinned file'),
 ]
 # Reported without a target: a write pin of a file makes it write-pinned,
-# and recording that (one read of mapping->flags in GUP-fast) is the cost.
+# and recording that (a read of mapping->flags and of the folio's
+# PG_write_pinned in GUP-fast) is the cost.
 RATIO_INFO = [
     ('pin_fast_file', 'pin/unpin fast path, write pins of a file'),
 ]

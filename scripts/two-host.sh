@@ -12,8 +12,11 @@ For each kernel (default: series, then base), boots two guests joined by a
 QEMU socket network over 127.0.0.1 (virtio-net, rxe on each): a server
 (10.0.2.1) and a client (10.0.2.2). The client RDMA-WRITEs into files the
 server registered on ext4 and on xfs while the server syncs them, and the
-server checks every round in its mapping and on its block device
-(tests/rdma/rdma_2host); then unmodified ib_write_bw runs from the client
+server checks every round in its mapping and on its block device; then
+the server punches a hole over the registered file, which revokes the MR
+instead of waiting, and the client's next RDMA WRITE must fail with
+IBV_WC_REM_ACCESS_ERR (tests/rdma/rdma_2host); then unmodified ib_write_bw
+runs from the client
 into the server's MR on an ext4 file, an xfs file (the server runs sync
 in a loop meanwhile) and anonymous memory (tests/rdma/perftest_2host.sh).
 Builds what is missing. Logs: build/run-2host-KERNEL-CONFIG/{server,client}.

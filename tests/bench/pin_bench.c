@@ -23,7 +23,11 @@
  *	write_fsync	30 x (create, write 4 MiB, fsync) of new files
  *	truncate	ftruncate to 0 of those 30 cached, clean files
  *	punch		hole punch of the whole 4 MiB of 30 cached files
- *			(these three, in turn, FILE_REPEAT times)
+ *	punch_mapped	the same with every page of the files mapped
+ *			(MAP_SHARED, read-faulted): the series unmaps the
+ *			range before it looks for pins, and the punch then
+ *			unmaps it again (these four, in turn, FILE_REPEAT
+ *			times)
  *	pin_fast_anon	pin_user_pages_fast + unpin, one page per call, 4 MiB
  *			of anonymous memory, 8 times (gup_test -a)
  *	pin_fast_file_ro  the same with read-only pins (no FOLL_WRITE) of a
@@ -75,7 +79,7 @@ enum window {
 	W_WRITE_FSYNC = 1, W_TRUNCATE, W_PUNCH, W_PIN_FAST_ANON,
 	W_PIN_FAST_FILE, W_PIN_BASIC_FILE, W_WB_UNPINNED, W_WB_PINNED,
 	W_WB_UNPINNED_INTEG, W_WB_PINNED_INTEG, W_MEMCPY_LIBC, W_MEMCPY_MOVSB,
-	W_MEMCPY_KLOOP, W_PIN_FAST_FILE_RO,
+	W_MEMCPY_KLOOP, W_PIN_FAST_FILE_RO, W_PUNCH_MAPPED,
 };
 
 #define MARK(n)	case n: if (stop) insn_window_stop(n); else insn_window_start(n); break
@@ -89,6 +93,7 @@ static void mark(enum window w, int stop)
 	MARK(W_WB_UNPINNED); MARK(W_WB_PINNED); MARK(W_WB_UNPINNED_INTEG);
 	MARK(W_WB_PINNED_INTEG); MARK(W_MEMCPY_LIBC); MARK(W_MEMCPY_MOVSB);
 	MARK(W_MEMCPY_KLOOP); MARK(W_PIN_FAST_FILE_RO);
+	MARK(W_PUNCH_MAPPED);
 	}
 }
 
@@ -177,11 +182,31 @@ static void fill(int fd)
 			die("pwrite");
 }
 
-/* write+fsync of new files, then truncate and punch of the cached files. */
+/* Map each file whole and read-fault every page of it. */
+static void map_all(int *fd, char **map)
+{
+	volatile char sum = 0;
+	size_t off;
+	int i;
+
+	for (i = 0; i < NFILES; i++) {
+		map[i] = mmap(NULL, FILE_SIZE, PROT_READ | PROT_WRITE,
+			      MAP_SHARED, fd[i], 0);
+		if (map[i] == MAP_FAILED)
+			die("mmap");
+		for (off = 0; off < FILE_SIZE; off += 4096)
+			sum += map[i][off];
+	}
+}
+
+/*
+ * write+fsync of new files, then truncate and punch of the cached files,
+ * unmapped and mapped.
+ */
 static void bench_files(const char *dir)
 {
-	double t[3] = { 0 };
-	char path[NFILES][4096];
+	double t[4] = { 0 };
+	char path[NFILES][4096], *map[NFILES];
 	int fd[NFILES], i, rep;
 
 	memset(buf, 0x5a, sizeof(buf));
@@ -221,6 +246,21 @@ static void bench_files(const char *dir)
 		t[2] += end(W_PUNCH);
 
 		for (i = 0; i < NFILES; i++) {
+			fill(fd[i]);
+			if (fsync(fd[i]))
+				die("fsync");
+		}
+		map_all(fd, map);
+		sync();
+		begin(W_PUNCH_MAPPED);
+		for (i = 0; i < NFILES; i++)
+			if (fallocate(fd[i], FALLOC_FL_PUNCH_HOLE |
+				      FALLOC_FL_KEEP_SIZE, 0, FILE_SIZE))
+				die("punch");
+		t[3] += end(W_PUNCH_MAPPED);
+
+		for (i = 0; i < NFILES; i++) {
+			munmap(map[i], FILE_SIZE);
 			close(fd[i]);
 			unlink(path[i]);
 		}
@@ -237,6 +277,10 @@ static void bench_files(const char *dir)
 	       "pages");
 	printf("BENCH punch %.1f MiB/s\n",
 	       FILE_REPEAT * NFILES * FILE_SIZE / MiB / t[2]);
+	window(W_PUNCH_MAPPED, "punch_mapped",
+	       FILE_REPEAT * NFILES * FILE_SIZE / 4096, "pages");
+	printf("BENCH punch_mapped %.1f MiB/s\n",
+	       FILE_REPEAT * NFILES * FILE_SIZE / MiB / t[3]);
 	sync();
 }
 

@@ -17,10 +17,15 @@
  *     mapping_<fs>    every round's pattern in the mapping
  *     disk_<fs>       every round's pattern on the block device (FIEMAP +
  *                     O_DIRECT) after fsync()
+ *     revoke_<fs>     a hole punched over the registered file revokes the
+ *                     MR (pinned_revoked) instead of waiting for it
+ *                     (pinned_truncate_waits), in bounded time
  *     pins_<fs>       ibv_dereg_mr() drops every pin
- *   rdma_2host -c SERVER [-p PORT]   client; one test per file system:
+ *   rdma_2host -c SERVER [-p PORT]   client; two tests per file system:
  *     write_<n>       every RDMA WRITE completed and the server saw its
  *                     data in the mapping and on disk
+ *     revoked_<n>     the next RDMA WRITE after the server's punch
+ *                     completes with IBV_WC_REM_ACCESS_ERR
  *
  * The TCP side channel carries the QP number, GID, address, rkey and
  * length of the server's MR, then one line per round. Environment (server):
@@ -56,9 +61,14 @@
 
 static const char * const fs_names[] = { "ext4", "xfs" };
 static const long fs_magic[] = { EXT4_SUPER_MAGIC, XFS_SUPER_MAGIC };
-static const char * const srv_tests[] = { "register", "mapping", "disk", "pins" };
+static const char * const srv_tests[] = {
+	"register", "mapping", "disk", "revoke", "pins",
+};
 
-enum { S_REGISTER, S_MAPPING, S_DISK, S_PINS, S_NR };
+enum { S_REGISTER, S_MAPPING, S_DISK, S_REVOKE, S_PINS, S_NR };
+
+/* The punch after the rounds: revoked, not attempted, or failed. */
+enum { REVOKE_DONE = 1, REVOKE_SKIPPED = 0, REVOKE_FAILED = -1 };
 
 /* What the server sends first; all fields in host order (same arch). */
 struct mr_info {
@@ -115,6 +125,44 @@ static void *sync_loop(void *arg)
 		usleep(20000);
 	}
 	return NULL;
+}
+
+/*
+ * Punch the whole registered file while the client still holds its rkey:
+ * the MR is revoked (rxe registers file MRs as revocable), the punch does
+ * not wait for the pin, and the client's next RDMA WRITE fails. The client
+ * answers once it has tried.
+ */
+static void serve_revoke(int sock, int fd, size_t len, bool io_ok,
+			 const char *name)
+{
+	long waits = vmstat_read("pinned_truncate_waits");
+	long revoked = vmstat_read("pinned_revoked");
+	int32_t state = REVOKE_SKIPPED, answer;
+	double t = now_s();
+	bool ok = false;
+
+	if (io_ok && revoked >= 0) {
+		ok = !fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				0, len);
+		t = now_s() - t;
+		if (!ok)
+			ktap_print_msg("%s: punch: %s", name, strerror(errno));
+		ktap_print_msg("%s: punch in %.3f s, pinned_revoked +%ld, pinned_truncate_waits +%ld",
+			       name, t, vmstat_read("pinned_revoked") - revoked,
+			       vmstat_read("pinned_truncate_waits") - waits);
+		ok = ok && vmstat_read("pinned_revoked") > revoked &&
+		     vmstat_read("pinned_truncate_waits") == waits;
+		state = ok ? REVOKE_DONE : REVOKE_FAILED;
+	}
+	if (xfer(sock, &state, sizeof(state), true) ||
+	    xfer(sock, &answer, sizeof(answer), false))
+		ktap_bail_out("side channel to the client broke");
+	if (state == REVOKE_SKIPPED)
+		ktap_test_skip(name, io_ok ? "no pinned_revoked in /proc/vmstat" :
+			       "the RDMA WRITEs failed before");
+	else
+		ktap_test_result(ok, name);
 }
 
 static void serve_fs(struct rdma_ctx *r, int lsock, unsigned int i)
@@ -231,6 +279,7 @@ static void serve_fs(struct rdma_ctx *r, int lsock, unsigned int i)
 		ktap_test_skip(names[S_DISK], "no block device to check");
 	else
 		ktap_test_result(io_ok && disk_ok, names[S_DISK]);
+	serve_revoke(sock, fd, len, io_ok, names[S_REVOKE]);
 	rdma_loop_destroy(r);
 	if (ibv_dereg_mr(mr))
 		ktap_print_msg("ibv_dereg_mr: %s", strerror(errno));
@@ -316,6 +365,33 @@ static bool write_round(struct rdma_ctx *r, struct ibv_mr *lmr, void *buf,
 	return true;
 }
 
+/* After the server's punch: one more RDMA WRITE must be refused. */
+static void client_revoked(struct rdma_ctx *r, int sock, struct ibv_mr *lmr,
+			   void *buf, const struct mr_info *info, bool ok,
+			   unsigned int n)
+{
+	int32_t state, status = -1;
+	char name[32];
+
+	snprintf(name, sizeof(name), "revoked_%u", n);
+	if (xfer(sock, &state, sizeof(state), false))
+		ktap_bail_out("side channel to the server broke");
+	if (ok && state == REVOKE_DONE) {
+		status = rdma_op_status(r, IBV_WR_RDMA_WRITE, lmr, buf,
+					page_size, info->rkey, info->addr);
+		ktap_print_msg("%s: RDMA WRITE after the punch: %s", name,
+			       status < 0 ? "no completion" :
+			       ibv_wc_status_str(status));
+	}
+	if (xfer(sock, &status, sizeof(status), true))
+		ktap_bail_out("side channel to the server broke");
+	if (!ok || state == REVOKE_SKIPPED)
+		ktap_test_skip(name, "no revoke by the server");
+	else
+		ktap_test_result(state == REVOKE_DONE &&
+				 status == IBV_WC_REM_ACCESS_ERR, name);
+}
+
 static void client_one(struct rdma_ctx *r, const char *host, int port,
 		       unsigned int n)
 {
@@ -337,6 +413,8 @@ static void client_one(struct rdma_ctx *r, const char *host, int port,
 	if (info.status) {
 		ktap_test_skip(name, "the server could not register its file: %s",
 			       strerror(info.status));
+		snprintf(name, sizeof(name), "revoked_%u", n);
+		ktap_test_skip(name, "the server could not register its file");
 		goto out;
 	}
 	err = rdma_qp_create(r);
@@ -375,6 +453,7 @@ static void client_one(struct rdma_ctx *r, const char *host, int port,
 		ok &= verdict;
 	}
 	ktap_test_result(ok, name);
+	client_revoked(r, sock, lmr, buf, &info, ok, n);
 out:
 	rdma_loop_destroy(r);
 	if (lmr)
@@ -411,7 +490,7 @@ int main(int argc, char **argv)
 	if (srv) {
 		server(&r, port);
 	} else {
-		ktap_set_plan(ARRAY_SIZE(fs_names));
+		ktap_set_plan(2 * ARRAY_SIZE(fs_names));
 		for (i = 0; i < ARRAY_SIZE(fs_names); i++)
 			client_one(&r, host, port, i);
 	}
