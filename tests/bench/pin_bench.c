@@ -182,6 +182,17 @@ static void fill(int fd)
 			die("pwrite");
 }
 
+/* Punch a hole over the whole of each file. */
+static void punch_all(int *fd)
+{
+	int i;
+
+	for (i = 0; i < NFILES; i++)
+		if (fallocate(fd[i], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      0, FILE_SIZE))
+			die("punch");
+}
+
 /* Map each file whole and read-fault every page of it. */
 static void map_all(int *fd, char **map)
 {
@@ -239,10 +250,7 @@ static void bench_files(const char *dir)
 		}
 		sync();
 		begin(W_PUNCH);
-		for (i = 0; i < NFILES; i++)
-			if (fallocate(fd[i], FALLOC_FL_PUNCH_HOLE |
-				      FALLOC_FL_KEEP_SIZE, 0, FILE_SIZE))
-				die("punch");
+		punch_all(fd);
 		t[2] += end(W_PUNCH);
 
 		for (i = 0; i < NFILES; i++) {
@@ -253,10 +261,7 @@ static void bench_files(const char *dir)
 		map_all(fd, map);
 		sync();
 		begin(W_PUNCH_MAPPED);
-		for (i = 0; i < NFILES; i++)
-			if (fallocate(fd[i], FALLOC_FL_PUNCH_HOLE |
-				      FALLOC_FL_KEEP_SIZE, 0, FILE_SIZE))
-				die("punch");
+		punch_all(fd);
 		t[3] += end(W_PUNCH_MAPPED);
 
 		for (i = 0; i < NFILES; i++) {
