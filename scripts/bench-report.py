@@ -34,6 +34,9 @@ RATIO_INFO = [
     ('pin_fast_file', 'pin/unpin fast path, write pins of a file'),
 ]
 WB_LIMIT = 1.1          # series: pinned integrity writeback / unpinned
+# series: KiB another user's sync() writes with 16 MiB pinned and written
+# by the device (journal and metadata only: no pinned page rewritten)
+SYNC_OTHER_LIMIT = 256
 BOUNCE_LIMIT = 1.2      # extra per bounced page / memcpy of a page
 
 
@@ -154,6 +157,15 @@ def main(args):
             print(f'{extra}: base {tb and int(statistics.median(tb))}, '
                   f'series {ts and int(statistics.median(ts))} pages')
 
+    for n in ('sync_by_other', 'fsync_by_owner'):
+        tb, ts = bench('base', n), bench('series', n)
+        if tb or ts:
+            fmt = (lambda v: f'{statistics.median(v):.1f} KiB' if v
+                   else '-')
+            print(f'{n}: the block device wrote per call: base {fmt(tb)}, '
+                  f'series {fmt(ts)} (16 MiB pinned and written by the '
+                  f'device)')
+
     print('\nTargets (issue #13), decided on kernel instructions:')
 
     def verdict(ok, lo_ok, hi_ok):
@@ -187,6 +199,22 @@ def main(args):
             print(f'  {what}: base/series {rr[0]:.4f} '
                   f'[{rr[1]:.4f}-{rr[2]:.4f}] '
                   '(no target: the write pin is recorded)')
+
+    lt, rv = vals('series', 'pin_longterm_file', 'kernel'), \
+        vals('series', 'pin_revocable', 'kernel')
+    if lt and rv:
+        m = statistics.median(rv) / statistics.median(lt)
+        print(f'  series: long-term file pin/unpin registered as revocable '
+              f'/ plain {m:.3f} (no target: the registration cost; '
+              f'base refuses both)')
+    ts = bench('series', 'sync_by_other')
+    if ts:
+        m = statistics.median(ts)
+        ok = m <= SYNC_OTHER_LIMIT
+        print(f'  series: another user\'s sync() with 16 MiB pinned wrote '
+              f'{m:.1f} KiB per call (median; max {max(ts):.1f}), want <= '
+              f'{SYNC_OTHER_LIMIT}: '
+              f'{verdict(ok, max(ts) <= SYNC_OTHER_LIMIT, min(ts) <= SYNC_OTHER_LIMIT)}')
 
     def per_round(which, fn):
         out = []

@@ -18,7 +18,9 @@ markers; the plugin counts the kernel and user instructions executed
 between them. scripts/bench-report.py prints, per workload, the median
 kernel instructions of each kernel, their spread over the boots, the
 ratio base/series and the guest-clock throughput, then the targets of
-issue #13, decided on instruction counts.
+issue #13, decided on instruction counts. scripts/stack-report.py then
+compares the stack frames on the writeback paths of the two vmlinux
+(checkstack.pl; static, no boot).
 Results are kept in build/bench-{base,series}-ROUND/ (results.log: the
 guest's output; insn.log: the plugin's counts).
 
@@ -98,3 +100,13 @@ if [[ -n $profile ]]; then
 	exit 0
 fi
 python3 "$TOP/scripts/bench-report.py" "${runs[@]}" | tee "$out/bench-report.txt"
+# The writeback paths' stack frames, from the vmlinux beside each bzImage.
+vml() { echo "$(dirname "$1")/../../../vmlinux"; }
+if [[ -f $(vml "${kernel[base]}") && -f $(vml "${kernel[series]}") ]]; then
+	echo
+	python3 "$TOP/scripts/stack-report.py" --tree "$TREE" \
+		"$(vml "${kernel[base]}")" "$(vml "${kernel[series]}")" |
+		tee -a "$out/bench-report.txt"
+else
+	say "no vmlinux beside the bzImages: no stack report"
+fi

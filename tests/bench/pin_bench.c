@@ -37,6 +37,15 @@
  *	pin_basic_file	pin_user_pages (gup_test -b) on the file
  *	wb_unpinned	fsync of 16 MiB of MAP_SHARED file dirtied by the CPU
  *	wb_pinned	fsync of 16 MiB pinned and written by gup_test's device
+ *	sync_by_other	4 x sync() by uid 65534 while 16 MiB of a file are
+ *			pinned and written by the device, then one fsync by
+ *			the owner (fsync_by_owner); BENCH gives the bytes the
+ *			block device wrote per call
+ *	pin_longterm_file  PIN_DEVICE_TEST_START (FOLL_LONGTERM | FOLL_WRITE)
+ *			of 4 MiB of a file and STOP, 8 times
+ *	pin_revocable	the same with PIN_DEVICE_TEST_FLAG_REVOCABLE: what
+ *			registering the pins as revocable costs (kernels that
+ *			refuse long-term file pins print neither)
  * integ (ext4 on dm-integrity, a stable-writes device: pinned pages are
  * written from bounce copies on the series):
  *	wb_unpinned, wb_pinned	as above; BENCH bounced gives the pages
@@ -60,6 +69,9 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 
 #include "gup_test.h"
 #include "insn_window.h"
@@ -74,12 +86,18 @@
 #define WB_REPEAT	3
 #define COPY_SIZE	(16 * MiB)
 #define FOLL_WRITE	0x01
+#define SYNC_CALLS	4
+#define NOBODY		65534
+#ifndef PIN_DEVICE_TEST_FLAG_REVOCABLE	/* gup_test.h of the base kernel */
+#define PIN_DEVICE_TEST_FLAG_REVOCABLE	0x10
+#endif
 
 enum window {
 	W_WRITE_FSYNC = 1, W_TRUNCATE, W_PUNCH, W_PIN_FAST_ANON,
 	W_PIN_FAST_FILE, W_PIN_BASIC_FILE, W_WB_UNPINNED, W_WB_PINNED,
 	W_WB_UNPINNED_INTEG, W_WB_PINNED_INTEG, W_MEMCPY_LIBC, W_MEMCPY_MOVSB,
-	W_MEMCPY_KLOOP, W_PIN_FAST_FILE_RO, W_PUNCH_MAPPED,
+	W_MEMCPY_KLOOP, W_PIN_FAST_FILE_RO, W_PUNCH_MAPPED, W_SYNC_OTHER,
+	W_FSYNC_OWNER, W_PIN_LONGTERM_FILE, W_PIN_REVOCABLE,
 };
 
 #define MARK(n)	case n: if (stop) insn_window_stop(n); else insn_window_start(n); break
@@ -93,7 +111,8 @@ static void mark(enum window w, int stop)
 	MARK(W_WB_UNPINNED); MARK(W_WB_PINNED); MARK(W_WB_UNPINNED_INTEG);
 	MARK(W_WB_PINNED_INTEG); MARK(W_MEMCPY_LIBC); MARK(W_MEMCPY_MOVSB);
 	MARK(W_MEMCPY_KLOOP); MARK(W_PIN_FAST_FILE_RO);
-	MARK(W_PUNCH_MAPPED);
+	MARK(W_PUNCH_MAPPED); MARK(W_SYNC_OTHER); MARK(W_FSYNC_OWNER);
+	MARK(W_PIN_LONGTERM_FILE); MARK(W_PIN_REVOCABLE);
 	}
 }
 
@@ -431,6 +450,175 @@ static void bench_wb(const char *dir, int gup_fd, enum window w,
 	sync();
 }
 
+/* Bytes the block device under @dir has written so far (its stat file). */
+static long long dev_written(const char *dir)
+{
+	unsigned long long f[7];
+	char path[128];
+	struct stat st;
+	FILE *fp;
+	int n;
+
+	if (stat(dir, &st))
+		die(dir);
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat",
+		 major(st.st_dev), minor(st.st_dev));
+	fp = fopen(path, "r");
+	if (!fp)
+		die(path);
+	n = fscanf(fp, "%llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1],
+		   &f[2], &f[3], &f[4], &f[5], &f[6]);
+	fclose(fp);
+	if (n != 7)
+		die(path);
+	return f[6] * 512;	/* sectors written */
+}
+
+/* sync() @n times as uid NOBODY, in a child. */
+static void sync_as_nobody(int n)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		if (setgid(NOBODY) || setuid(NOBODY))
+			_exit(1);
+		while (n--)
+			sync();
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		die("sync as nobody");
+}
+
+/*
+ * Who makes pinned memory be written: 16 MiB of a file pinned and written
+ * by the device, then SYNC_CALLS sync() calls by another user, then one
+ * fsync() by the owner, each after a new device write. The block device's
+ * own count says how much each call wrote.
+ */
+static void bench_sync_other(const char *dir, int gup_fd)
+{
+	struct pin_device_test pin = {
+		.size = WB_SIZE,
+		.flags = PIN_DEVICE_TEST_FLAG_WRITE,
+	};
+	struct pin_device_write wr = { .generation = 2 };
+	long long before;
+	char path[4096], *map;
+	__u32 flags = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/bench.sync", dir);
+	fd = make_file(path, WB_SIZE);
+	map = map_file(fd, WB_SIZE);
+	pin.addr = (uintptr_t)map;
+	if (ioctl(gup_fd, PIN_DEVICE_TEST_START, &pin))
+		die("PIN_DEVICE_TEST_START");
+	if (fsync(fd) || ioctl(gup_fd, PIN_DEVICE_TEST_WRITE, &wr))
+		die("fsync or PIN_DEVICE_TEST_WRITE");
+
+	before = dev_written(dir);
+	begin(W_SYNC_OTHER);
+	sync_as_nobody(SYNC_CALLS);
+	end(W_SYNC_OTHER);
+	window(W_SYNC_OTHER, "sync_by_other", SYNC_CALLS, "calls");
+	printf("BENCH sync_by_other %.1f KiB/call\n",
+	       (dev_written(dir) - before) / 1024.0 / SYNC_CALLS);
+
+	wr.generation = 3;
+	if (ioctl(gup_fd, PIN_DEVICE_TEST_WRITE, &wr))
+		die("PIN_DEVICE_TEST_WRITE");
+	before = dev_written(dir);
+	begin(W_FSYNC_OWNER);
+	if (fsync(fd))
+		die("fsync");
+	end(W_FSYNC_OWNER);
+	window(W_FSYNC_OWNER, "fsync_by_owner", 1, "calls");
+	printf("BENCH fsync_by_owner %.1f KiB/call\n",
+	       (dev_written(dir) - before) / 1024.0);
+
+	ioctl(gup_fd, PIN_DEVICE_TEST_STOP, &flags);
+	munmap(map, WB_SIZE);
+	close(fd);
+	unlink(path);
+	sync();
+}
+
+/*
+ * Long-term write pins of a file through the device emulation, taken and
+ * dropped PIN_LOOPS times, with @pin_flags added. Returns 0, or -1 if the
+ * kernel refuses them (nothing printed).
+ */
+static int pin_longterm_loop(int gup_fd, enum window w, const char *name,
+			     char *map, unsigned int pin_flags)
+{
+	struct pin_device_test pin = {
+		.addr = (uintptr_t)map, .size = PIN_SIZE,
+		.flags = PIN_DEVICE_TEST_FLAG_WRITE |
+			 PIN_DEVICE_TEST_FLAG_LONGTERM | pin_flags,
+	};
+	__u32 flags = 0;
+	double t;
+	int r;
+
+	if (ioctl(gup_fd, PIN_DEVICE_TEST_START, &pin)) {
+		printf("# %s: refused (%s)\n", name, strerror(errno));
+		return -1;
+	}
+	ioctl(gup_fd, PIN_DEVICE_TEST_STOP, &flags);
+	begin(w);
+	for (r = 0; r < PIN_LOOPS; r++)
+		if (ioctl(gup_fd, PIN_DEVICE_TEST_START, &pin) ||
+		    ioctl(gup_fd, PIN_DEVICE_TEST_STOP, &flags))
+			die(name);
+	t = end(w);
+	window(w, name, PIN_LOOPS * PIN_SIZE / 4096, "pages");
+	printf("BENCH %s %.0f ns/page\n", name,
+	       t * 1e9 / (PIN_LOOPS * PIN_SIZE / 4096));
+	return 0;
+}
+
+/* Long-term file pins, plain (all callers allowed) and revocable. */
+static void bench_pin_longterm(const char *dir, int gup_fd)
+{
+	static const char knob[] = "/proc/sys/vm/longterm_pin_file_mappings";
+	char path[4096], saved[16] = "", *map;
+	FILE *fp;
+	int fd;
+
+	fp = fopen(knob, "r");
+	if (fp) {
+		if (!fgets(saved, sizeof(saved), fp))
+			saved[0] = 0;
+		fclose(fp);
+	}
+	fp = saved[0] ? fopen(knob, "w") : NULL;
+	if (fp) {
+		fputs("2\n", fp);
+		fclose(fp);
+	}
+	snprintf(path, sizeof(path), "%s/bench.lt", dir);
+	fd = make_file(path, PIN_SIZE);
+	map = map_file(fd, PIN_SIZE);
+	if (!pin_longterm_loop(gup_fd, W_PIN_LONGTERM_FILE,
+			       "pin_longterm_file", map, 0))
+		pin_longterm_loop(gup_fd, W_PIN_REVOCABLE, "pin_revocable",
+				  map, PIN_DEVICE_TEST_FLAG_REVOCABLE);
+	fp = saved[0] ? fopen(knob, "w") : NULL;
+	if (fp) {
+		fputs(saved, fp);
+		fclose(fp);
+	}
+	munmap(map, PIN_SIZE);
+	close(fd);
+	unlink(path);
+	sync();
+}
+
 static void copy_movsb(void *dst, const void *src, size_t n)
 {
 	__asm__ volatile("rep movsb"
@@ -517,6 +705,8 @@ int main(int argc, char **argv)
 		bench_pin(argv[2], gup_fd);
 		bench_wb(argv[2], -1, W_WB_UNPINNED, "wb_unpinned");
 		bench_wb(argv[2], gup_fd, W_WB_PINNED, "wb_pinned");
+		bench_sync_other(argv[2], gup_fd);
+		bench_pin_longterm(argv[2], gup_fd);
 	} else {
 		bench_wb(argv[2], -1, W_WB_UNPINNED_INTEG, "wb_unpinned_integ");
 		bench_wb(argv[2], gup_fd, W_WB_PINNED_INTEG, "wb_pinned_integ");
