@@ -14,6 +14,12 @@
  * and deregistering and registering the mapping again works. For ext4 and
  * xfs, cases punch_<fs> and truncate_<fs>.
  *
+ * shutdown_<fs>: a file system of its own (an image on /tmp, a loop device)
+ * is shut down (EXT4_IOC_SHUTDOWN, XFS_IOC_GOINGDOWN) under a file MR the
+ * QP wrote into: the MR is revoked at once (pinned_revoked), the next RDMA
+ * WRITE to it completes with IBV_WC_REM_ACCESS_ERR, deregistering works,
+ * and the file system can be unmounted.
+ *
  * The base kernel refuses the registration (long-term pins of such files),
  * which is reported as a failure: the application cannot use the file.
  *
@@ -24,9 +30,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
+#include <linux/types.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,7 +49,11 @@ static const char * const fs_names[] = { "ext4", "xfs" };
 static const long fs_magic[] = { EXT4_SUPER_MAGIC, XFS_SUPER_MAGIC };
 static const char * const ops[] = { "punch", "truncate" };
 
-#define NTESTS		(ARRAY_SIZE(fs_names) * ARRAY_SIZE(ops))
+#define NTESTS		(ARRAY_SIZE(fs_names) * (ARRAY_SIZE(ops) + 1))
+
+/* EXT4_IOC_SHUTDOWN and XFS_IOC_GOINGDOWN, without flushing the log */
+#define FS_GOINGDOWN		_IOR('X', 125, __u32)
+#define FS_GOINGDOWN_NOLOGFLUSH	2
 
 static struct knob knobs[] = {
 	{ .path = "/proc/sys/vm/dma_pin_truncate_wait_ms", .val = "5000" },
@@ -211,6 +223,136 @@ out:
 	return ok;
 }
 
+/*
+ * A file system of @fs's own, on a loop device over a sparse image in
+ * /tmp, mounted on @mnt; @loop gets the device. Returns false if it cannot
+ * be made (the reason is printed).
+ */
+static bool private_fs(const char *fs, char *mnt, size_t mlen, char *loop,
+		       size_t llen)
+{
+	char cmd[512];
+	FILE *p;
+
+	snprintf(mnt, mlen, "/tmp/rdma_revoke_%s", fs);
+	snprintf(cmd, sizeof(cmd),
+		 "truncate -s 300M %s.img && losetup -f --show %s.img", mnt,
+		 mnt);
+	p = popen(cmd, "r");
+	if (!p || !fgets(loop, llen, p)) {
+		if (p)
+			pclose(p);
+		ktap_print_msg("%s: no loop device for %s.img", fs, mnt);
+		return false;
+	}
+	pclose(p);
+	loop[strcspn(loop, "\n")] = '\0';
+	snprintf(cmd, sizeof(cmd),
+		 "mkfs.%s -q %s %s >/dev/null 2>&1 && mkdir -p %s && mount %s %s",
+		 fs, strcmp(fs, "xfs") ? "-F" : "-f", loop, mnt, loop, mnt);
+	if (system(cmd)) {
+		ktap_print_msg("%s: cannot make and mount it on %s", fs, loop);
+		return false;
+	}
+	return true;
+}
+
+/* Unmount and remove it; false if the unmount fails. */
+static bool private_fs_remove(const char *mnt, const char *loop)
+{
+	char cmd[512];
+	bool ok;
+
+	snprintf(cmd, sizeof(cmd), "umount %s", mnt);
+	ok = !system(cmd);
+	snprintf(cmd, sizeof(cmd),
+		 "umount -l %s 2>/dev/null; losetup -d %s; rm -f %s.img; rmdir %s",
+		 mnt, loop, mnt, mnt);
+	if (system(cmd))
+		ktap_print_msg("cleaning up %s: failed", mnt);
+	return ok;
+}
+
+/* The file system under a file MR the QP wrote into is shut down. */
+static bool shutdown_case(struct rdma_ctx *r, const char *fs, const char *name)
+{
+	size_t size = NPAGES * page_size;
+	char mnt[128], loop[64] = "", path[160];
+	struct ibv_mr *fmr = NULL, *smr = NULL;
+	__u32 how = FS_GOINGDOWN_NOLOGFLUSH;
+	void *src = NULL, *addr = MAP_FAILED;
+	long revoked;
+	int fd = -1, err, status;
+	bool ok = false;
+
+	if (!private_fs(fs, mnt, sizeof(mnt), loop, sizeof(loop)))
+		goto remove;
+	snprintf(path, sizeof(path), "%s/rdma_revoke", mnt);
+	fd = file_create_filled(path, size, 1);
+	if (fd >= 0)
+		addr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    fd, 0);
+	if (addr == MAP_FAILED || posix_memalign(&src, 4096, size)) {
+		ktap_print_msg("%s: cannot create and map %s", name, path);
+		goto out;
+	}
+	pattern_fill(src, size, 2);
+	fmr = rdma_reg(r, addr, size, RDMA_ACCESS_RW, &err);
+	if (!fmr) {
+		ktap_print_msg("%s: writable ibv_reg_mr() of the file: %s",
+			       name, strerror(err));
+		goto out;
+	}
+	smr = rdma_reg(r, src, size, RDMA_ACCESS_RW, &err);
+	if (!smr || rdma_op(r, IBV_WR_RDMA_WRITE, smr, src,
+			    WRITTEN * page_size, fmr->rkey, (uintptr_t)addr,
+			    false))
+		goto out;
+
+	revoked = vmstat_read("pinned_revoked");
+	if (ioctl(fd, FS_GOINGDOWN, &how)) {
+		ktap_print_msg("%s: shutdown: %s", name, strerror(errno));
+		goto out;
+	}
+	ok = true;
+	if (revoked >= 0 && vmstat_read("pinned_revoked") != revoked + 1) {
+		ktap_print_msg("%s: pinned_revoked moved by %ld at the shutdown, not 1",
+			       name, vmstat_read("pinned_revoked") - revoked);
+		ok = false;
+	}
+	status = rdma_op_status(r, IBV_WR_RDMA_WRITE, smr, src, page_size,
+				fmr->rkey, (uintptr_t)addr);
+	ktap_print_msg("%s: RDMA WRITE to the MR after the shutdown: %s", name,
+		       status < 0 ? "no completion" : ibv_wc_status_str(status));
+	if (status != IBV_WC_REM_ACCESS_ERR)
+		ok = false;
+	rdma_loop_destroy(r);
+	if (rdma_loop_connect(r))
+		ktap_bail_out("cannot rebuild the loopback QP pair");
+	if (ibv_dereg_mr(fmr)) {
+		ktap_print_msg("%s: ibv_dereg_mr of the revoked MR: %s", name,
+			       strerror(errno));
+		ok = false;
+	}
+	fmr = NULL;
+out:
+	if (fmr)
+		ibv_dereg_mr(fmr);
+	if (smr)
+		ibv_dereg_mr(smr);
+	free(src);
+	if (addr != MAP_FAILED)
+		munmap(addr, size);
+	if (fd >= 0)
+		close(fd);
+remove:
+	if (loop[0] && !private_fs_remove(mnt, loop)) {
+		ktap_print_msg("%s: umount after the shutdown failed", name);
+		ok = false;
+	}
+	return ok;
+}
+
 static void run_fs(struct rdma_ctx *r, unsigned int i)
 {
 	size_t size = NPAGES * page_size;
@@ -220,6 +362,11 @@ static void run_fs(struct rdma_ctx *r, unsigned int i)
 	unsigned int o;
 
 	mnt = fs_target(fs_names[i], fs_magic[i], &blkdev, why, sizeof(why));
+	snprintf(name, sizeof(name), "shutdown_%s", fs_names[i]);
+	if (mnt)
+		ktap_test_result(shutdown_case(r, fs_names[i], name), name);
+	else
+		ktap_test_skip(name, "%s", why);
 	for (o = 0; o < ARRAY_SIZE(ops); o++) {
 		void *addr = MAP_FAILED;
 		int fd = -1;
