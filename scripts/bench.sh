@@ -104,7 +104,7 @@ python3 "$TOP/scripts/bench-report.py" "${runs[@]}" | tee "$out/bench-report.txt
 vml() { echo "$(dirname "$1")/../../../vmlinux"; }
 if [[ -f $(vml "${kernel[base]}") && -f $(vml "${kernel[series]}") ]]; then
 	echo
-	python3 "$TOP/scripts/stack-report.py" --tree "$TREE" \
+	python3 "$TOP/scripts/stack-report.py" \
 		"$(vml "${kernel[base]}")" "$(vml "${kernel[series]}")" |
 		tee -a "$out/bench-report.txt"
 else
