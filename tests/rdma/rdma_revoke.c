@@ -133,6 +133,36 @@ static bool disk_as_expected(int fd, const char *blkdev, bool punch,
 	return ok;
 }
 
+/*
+ * After the @what, pinned_revoked moved by one since @revoked, and the MR
+ * is gone: a remote write to it fails, bounded. Rebuilds the QP pair the
+ * failed write broke.
+ */
+static bool mr_was_revoked(struct rdma_ctx *r, struct ibv_mr *smr, void *src,
+			   struct ibv_mr *fmr, void *addr, long revoked,
+			   const char *name, const char *what)
+{
+	bool ok = true;
+	int status;
+
+	if (revoked >= 0 && vmstat_read("pinned_revoked") != revoked + 1) {
+		ktap_print_msg("%s: pinned_revoked moved by %ld at the %s, not 1",
+			       name, vmstat_read("pinned_revoked") - revoked,
+			       what);
+		ok = false;
+	}
+	status = rdma_op_status(r, IBV_WR_RDMA_WRITE, smr, src, page_size,
+				fmr->rkey, (uintptr_t)addr);
+	ktap_print_msg("%s: RDMA WRITE to the MR after the %s: %s", name, what,
+		       status < 0 ? "no completion" : ibv_wc_status_str(status));
+	if (status != IBV_WC_REM_ACCESS_ERR)
+		ok = false;
+	rdma_loop_destroy(r);
+	if (rdma_loop_connect(r))
+		ktap_bail_out("cannot rebuild the loopback QP pair");
+	return ok;
+}
+
 static bool revoke_case(struct rdma_ctx *r, int fd, void *addr,
 			const char *blkdev, bool punch, const char *name)
 {
@@ -143,7 +173,7 @@ static bool revoke_case(struct rdma_ctx *r, int fd, void *addr,
 	void *src = NULL;
 	bool ok = true;
 	double secs = 0;
-	int err, status;
+	int err;
 
 	fmr = rdma_reg(r, addr, size, RDMA_ACCESS_RW, &err);
 	if (!fmr) {
@@ -176,22 +206,8 @@ static bool revoke_case(struct rdma_ctx *r, int fd, void *addr,
 		ktap_print_msg("%s: the cut waited for the pin", name);
 		ok = false;
 	}
-	if (revoked >= 0 && vmstat_read("pinned_revoked") != revoked + 1) {
-		ktap_print_msg("%s: pinned_revoked moved by %ld, not 1", name,
-			       vmstat_read("pinned_revoked") - revoked);
+	if (!mr_was_revoked(r, smr, src, fmr, addr, revoked, name, "cut"))
 		ok = false;
-	}
-
-	/* The MR is gone: a remote write to it fails, bounded. */
-	status = rdma_op_status(r, IBV_WR_RDMA_WRITE, smr, src, page_size,
-				fmr->rkey, (uintptr_t)addr);
-	ktap_print_msg("%s: RDMA WRITE to the MR after the cut: %s", name,
-		       status < 0 ? "no completion" : ibv_wc_status_str(status));
-	if (status != IBV_WC_REM_ACCESS_ERR)
-		ok = false;
-	rdma_loop_destroy(r);
-	if (rdma_loop_connect(r))
-		ktap_bail_out("cannot rebuild the loopback QP pair");
 
 	if (fsync(fd)) {
 		ktap_print_msg("%s: fsync: %s", name, strerror(errno));
@@ -282,7 +298,7 @@ static bool shutdown_case(struct rdma_ctx *r, const char *fs, const char *name)
 	__u32 how = FS_GOINGDOWN_NOLOGFLUSH;
 	void *src = NULL, *addr = MAP_FAILED;
 	long revoked;
-	int fd = -1, err, status;
+	int fd = -1, err;
 	bool ok = false;
 
 	if (!private_fs(fs, mnt, sizeof(mnt), loop, sizeof(loop)))
@@ -314,21 +330,7 @@ static bool shutdown_case(struct rdma_ctx *r, const char *fs, const char *name)
 		ktap_print_msg("%s: shutdown: %s", name, strerror(errno));
 		goto out;
 	}
-	ok = true;
-	if (revoked >= 0 && vmstat_read("pinned_revoked") != revoked + 1) {
-		ktap_print_msg("%s: pinned_revoked moved by %ld at the shutdown, not 1",
-			       name, vmstat_read("pinned_revoked") - revoked);
-		ok = false;
-	}
-	status = rdma_op_status(r, IBV_WR_RDMA_WRITE, smr, src, page_size,
-				fmr->rkey, (uintptr_t)addr);
-	ktap_print_msg("%s: RDMA WRITE to the MR after the shutdown: %s", name,
-		       status < 0 ? "no completion" : ibv_wc_status_str(status));
-	if (status != IBV_WC_REM_ACCESS_ERR)
-		ok = false;
-	rdma_loop_destroy(r);
-	if (rdma_loop_connect(r))
-		ktap_bail_out("cannot rebuild the loopback QP pair");
+	ok = mr_was_revoked(r, smr, src, fmr, addr, revoked, name, "shutdown");
 	if (ibv_dereg_mr(fmr)) {
 		ktap_print_msg("%s: ibv_dereg_mr of the revoked MR: %s", name,
 			       strerror(errno));
