@@ -37,13 +37,9 @@ new_files_maintained() {
 		n && sub(/^\+\+\+ b\//, "") { print } { n = 0 }' "$1")
 }
 
-# The base is a source tarball without upstream history, so checkpatch
-# cannot look up the commit a Fixes: tag names; the tag's form (12 digits,
-# subject) is still checked (GIT_COMMIT_ID).
 fail=0
 for p in "$TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch; do
-	if ! out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --terse \
-			--ignore UNKNOWN_COMMIT_ID "$p" 2>&1); then
+	if ! out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --terse "$p" 2>&1); then
 		if ! grep -v '^total: ' <<< "$out" |
 			grep -qv 'does MAINTAINERS need updating' &&
 		   new_files_maintained "$p"; then
