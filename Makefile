@@ -53,9 +53,9 @@ check: selftest
 check-base: selftest
 	scripts/check.sh --config $(CONFIG) --base $(only)
 
-## check-bisect: checkpatch, build, boot and test every prefix of the series [FROM=N] [TO=M]
+## check-bisect: checkpatch, build, boot and test every prefix of the series [FROM=N] [TO=M] [JOBS=guests]
 check-bisect: selftest
-	scripts/check-bisect.sh $(if $(FROM),--from $(FROM)) $(if $(TO),--to $(TO))
+	scripts/check-bisect.sh $(if $(FROM),--from $(FROM)) $(if $(TO),--to $(TO)) $(if $(JOBS),--jobs $(JOBS))
 
 # Base and series side by side in one table.
 ## compare: check on series and base, one table with both columns

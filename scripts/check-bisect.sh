@@ -6,7 +6,8 @@ set -euo pipefail
 
 usage() {
 	cat <<'USAGE'
-usage: scripts/check-bisect.sh [--from N] [--to M] [--suites LIST] [--help]
+usage: scripts/check-bisect.sh [--from N] [--to M] [--suites LIST] [--jobs J]
+                               [--help]
                                (make check-bisect [FROM=N] [TO=M])
 For each prefix 1..N of the series in build/linux (--from/--to narrow
 it): runs checkpatch --strict on its last patch (make lint's rules),
@@ -19,16 +20,20 @@ reads the run with scripts/report.py. Fails on the first prefix with a
 checkpatch error, a build error or a failing test, and says which.
 One line per prefix (commit, times and results) is appended to
 build/check-bisect.txt, after a line naming the run.
+Guests run from a copy of their kernel and tests (build/bisect-stage-K),
+so the next prefix builds while one runs, and --jobs guests (default 2:
+TCG runs each on one host CPU) run at once; results are read in order.
 Budget: minutes per prefix under TCG.
 USAGE
 }
-from=1 to="" suites=gup_test,gup_longterm,pin_writeback,pin_revoke
+from=1 to="" suites=gup_test,gup_longterm,pin_writeback,pin_revoke jobs=2
 while (( $# )); do
 	case $1 in
 	--help) usage; exit 0 ;;
 	--from) from=$2; shift 2 ;;
 	--to) to=$2; shift 2 ;;
 	--suites) suites=$2; shift 2 ;;
+	--jobs) jobs=$2; shift 2 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
@@ -40,6 +45,7 @@ to=${to:-$n}
 (( from >= 1 && from <= to && to <= n )) ||
 	die "--from and --to must satisfy 1 <= from <= to <= $n"
 [[ $suites =~ ^[a-z0-9_,]+$ ]] || die "bad --suites '$suites'"
+[[ $jobs =~ ^[1-9]$ ]] || die "--jobs takes 1-9"
 export PATH=/usr/bin:/bin:$PATH	# checkpatch's spdxcheck wants Debian's python3
 bisect=$BUILD/bisect
 if [[ ! -d $bisect ]]; then
@@ -52,6 +58,26 @@ for p in "$TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch; do
 	[[ $p == */0000-* ]] || patches+=("$p")
 done
 (( ${#patches[@]} == n )) || die "patches/ has ${#patches[@]} patches, build/linux $n: make export first"
+# Guests in flight, oldest first: "k hash start built pid out".
+running=()
+
+# Wait for the oldest guest, read its run, record it; die if it failed.
+reap() {
+	local k h start built pid out
+	read -r k h start built pid out <<< "${running[0]}"
+	running=("${running[@]:1}")
+	wait "$pid" || true
+	if ! "$TOP/scripts/report.py" "prefix$k=$out" > "$out/report.txt" 2>&1; then
+		tail -n 30 "$out/report.txt" >&2
+		echo "$k $h test-failure build=$((built - start))s run=$(( $(date +%s) - built ))s" >> "$summary"
+		for r in "${running[@]}"; do kill "$(cut -d' ' -f5 <<< "$r")" 2>/dev/null || true; done
+		die "prefix $k: a test failed, see $out/report.txt"
+	fi
+	echo "$k $h ok build=$((built - start))s run=$(( $(date +%s) - built ))s $(tail -n 1 "$out/report.txt")" >> "$summary"
+	say "prefix $k: $(tail -n 1 "$out/report.txt") in $(( $(date +%s) - start ))s"
+	rm -rf "$BUILD/bisect-stage-$k"
+}
+
 for (( k = from; k <= to; k++ )); do
 	c=${commits[k - 1]}
 	p=${patches[k - 1]}
@@ -73,16 +99,21 @@ for (( k = from; k <= to; k++ )); do
 		echo "$k $h tests-build-error" >> "$summary"
 		die "prefix $k: tests build failed"
 	}
+	stage=$BUILD/bisect-stage-$k
+	rm -rf "$stage"
+	mkdir -p "$stage"
+	cp "$kernel" "$stage/bzImage"
+	cp -a "$bin" "$stage/tests"
 	built=$(date +%s)
+	while (( ${#running[@]} >= jobs )); do
+		reap
+	done
 	out=$BUILD/run-bisect-$k
-	"$TOP/scripts/run-qemu.sh" --kernel "$kernel" --bin "$bin" --out "$out" \
-		--only "$suites" || true
-	if ! "$TOP/scripts/report.py" "prefix$k=$out" > "$out/report.txt" 2>&1; then
-		tail -n 30 "$out/report.txt" >&2
-		echo "$k $h test-failure build=$((built - start))s run=$(( $(date +%s) - built ))s" >> "$summary"
-		die "prefix $k: a test failed, see $out/report.txt"
-	fi
-	echo "$k $h ok build=$((built - start))s run=$(( $(date +%s) - built ))s $(tail -n 1 "$out/report.txt")" >> "$summary"
-	say "prefix $k: $(tail -n 1 "$out/report.txt") in $(( $(date +%s) - start ))s"
+	"$TOP/scripts/run-qemu.sh" --kernel "$stage/bzImage" --bin "$stage/tests" \
+		--out "$out" --only "$suites" > "$stage/qemu.log" 2>&1 &
+	running+=("$k $h $start $built $! $out")
+done
+while (( ${#running[@]} )); do
+	reap
 done
 say "prefixes $from-$to: all built, checkpatch-clean and green ($summary)"
