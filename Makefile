@@ -5,6 +5,8 @@ ONLY ?=
 ROUNDS ?= 3
 only := $(if $(ONLY),--only $(ONLY)) $(if $(FILTER),--filter $(FILTER))
 # build/, or where scripts/lib.sh puts it (a checkout path with spaces).
+# make soak runs the debug kernel unless CONFIG is given.
+soak_config := $(if $(filter file,$(origin CONFIG)),debug,$(CONFIG))
 BUILD := $(shell bash -c '. scripts/lib.sh && echo "$$BUILD"')
 
 .PHONY: help selftest deps base tree export build build-base tests check \
@@ -47,26 +49,26 @@ tests: build
 
 # The test command (README, .ci/run): the series kernel, every suite.
 ## check: selftest, then build, boot and run every suite on the series kernel
-check: selftest
+check: selftest tree
 	scripts/check.sh --config $(CONFIG) $(only)
 ## check-base: the same on the base kernel (+ the test patches)
-check-base: selftest
+check-base: selftest tree
 	scripts/check.sh --config $(CONFIG) --base $(only)
 
 ## check-bisect: checkpatch, build, boot and test every prefix of the series [FROM=N] [TO=M] [JOBS=guests]
-check-bisect: selftest
+check-bisect: selftest tree
 	scripts/check-bisect.sh $(if $(FROM),--from $(FROM)) $(if $(TO),--to $(TO)) $(if $(JOBS),--jobs $(JOBS))
 
 # Base and series side by side in one table.
 ## compare: check on series and base, one table with both columns
-compare: selftest
+compare: selftest tree
 	scripts/check.sh --config $(CONFIG) --no-report $(only)
 	scripts/check.sh --config $(CONFIG) --base --no-report $(only)
 	scripts/report.py series=$(BUILD)/run-series-$(CONFIG) base=$(BUILD)/run-base-$(CONFIG) \
 		| tee $(BUILD)/compare-$(CONFIG).txt
 
 ## demo: from a fresh machine to RDMA on a file (DEMO_BASE=1: base too)
-demo:
+demo: tree
 	scripts/demo.sh
 
 ## shell: boot the series kernel with disks, rxe and tests set up; a shell on this terminal
@@ -74,30 +76,30 @@ shell: tree
 	scripts/shell.sh --config $(CONFIG)
 
 ## lint: checkpatch --strict on the patches, shellcheck on the scripts
-lint:
+lint: tree
 	scripts/lint.sh
 
 ## bench: guest instruction counts per workload, base vs series (TCG plugin)
-bench:
+bench: tree
 	scripts/bench.sh --rounds $(ROUNDS)
 
 ## two-host: RDMA between two guests into file MRs, series beside base
-two-host:
+two-host: tree
 	scripts/two-host.sh --config $(CONFIG)
 
 ## fstests: curated fstests on FS=ext4|xfs from FSTESTS=<checkout> [KERNEL=series|base] [GROUP=quick|TESTS=a,b]
-fstests:
+fstests: tree
 	scripts/fstests.sh --fstests "$(FSTESTS)" --fs "$(FS)" --config $(CONFIG) \
 		$(if $(KERNEL),--kernels $(KERNEL)) $(if $(GROUP),--group $(GROUP)) \
 		$(if $(TESTS),--tests $(TESTS))
 
 ## soak: DURATION=30m of every writer and disturbance at once (CONFIG=debug)
-soak:
-	scripts/soak.sh --duration $(or $(DURATION),30m) --config $(or $(filter-out test,$(CONFIG)),debug) \
+soak: tree
+	scripts/soak.sh --duration $(or $(DURATION),30m) --config $(soak_config) \
 		$(if $(KERNEL),--kernels $(KERNEL))
 
 ## kunit: the gup_pin KUnit suite with kunit.py --kunitconfig=mm --arch=x86_64
-kunit:
+kunit: tree
 	scripts/kunit.sh
 
 ## deb: linux-image/linux-libc-dev packages of the series [DEB_CONFIG=test|debian]

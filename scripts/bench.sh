@@ -49,23 +49,19 @@ done
 # A profile compares one boot of each kernel
 [[ -z $profile ]] || rounds=1
 
-declare -A kernel bin
-"$TOP/scripts/deps.sh"
+declare -A kimg tbin
 if [[ -n ${BASE_KERNEL:-}${SERIES_KERNEL:-}${BASE_BIN:-}${SERIES_BIN:-} ]]; then
 	[[ -f ${BASE_KERNEL:-} && -f ${SERIES_KERNEL:-} &&
 	   -x ${BASE_BIN:-}/bench/pin_bench && -x ${SERIES_BIN:-}/bench/pin_bench ]] ||
 		die "BASE_KERNEL, SERIES_KERNEL (bzImages), BASE_BIN and SERIES_BIN (with bench/pin_bench) go together"
-	kernel=([base]=$BASE_KERNEL [series]=$SERIES_KERNEL)
-	bin=([base]=$BASE_BIN [series]=$SERIES_BIN)
+	kimg=([base]=$BASE_KERNEL [series]=$SERIES_KERNEL)
+	tbin=([base]=$BASE_BIN [series]=$SERIES_BIN)
 	say "using the given kernels and test binaries"
 else
-	"$TOP/scripts/fetch-base.sh"
-	"$TOP/scripts/tree.sh"
 	for which in base series; do
-		args=()
-		[[ $which == base ]] && args=(--base)
-		kernel[$which]=$("$TOP/scripts/build.sh" --config test "${args[@]}")
-		bin[$which]=$("$TOP/scripts/build-tests.sh" --config test "${args[@]}")
+		kernel_and_tests "$which" test
+		kimg[$which]=$kernel
+		tbin[$which]=$bin
 	done
 fi
 plugin=$("$TOP/scripts/build-plugin.sh")
@@ -83,8 +79,8 @@ runs=()
 for (( r = 1; r <= rounds; r++ )); do
 	for which in base series; do
 		say "bench round $r/$rounds: $which"
-		"$TOP/scripts/run-qemu.sh" --kernel "${kernel[$which]}" \
-			--bin "${bin[$which]}" --out "$out/bench-$which-$r" \
+		"$TOP/scripts/run-qemu.sh" --kernel "${kimg[$which]}" \
+			--bin "${tbin[$which]}" --out "$out/bench-$which-$r" \
 			--only bench --timeout 900 --icount shift=0,sleep=off \
 			--plugin "$plugin" --smp 1 --append idle=halt
 		runs+=("$which:$out/bench-$which-$r")
@@ -94,18 +90,18 @@ done
 if [[ -n $profile ]]; then
 	map() { echo "$(dirname "$1")/../../../System.map"; }
 	python3 "$TOP/scripts/bench-profile.py" \
-		"$out/bench-base-1" "${BASE_MAP:-$(map "${kernel[base]}")}" \
-		"$out/bench-series-1" "${SERIES_MAP:-$(map "${kernel[series]}")}" |
+		"$out/bench-base-1" "${BASE_MAP:-$(map "${kimg[base]}")}" \
+		"$out/bench-series-1" "${SERIES_MAP:-$(map "${kimg[series]}")}" |
 		tee "$out/bench-profile-$profile.txt"
 	exit 0
 fi
 python3 "$TOP/scripts/bench-report.py" "${runs[@]}" | tee "$out/bench-report.txt"
 # The writeback paths' stack frames, from the vmlinux beside each bzImage.
 vml() { echo "$(dirname "$1")/../../../vmlinux"; }
-if [[ -f $(vml "${kernel[base]}") && -f $(vml "${kernel[series]}") ]]; then
+if [[ -f $(vml "${kimg[base]}") && -f $(vml "${kimg[series]}") ]]; then
 	echo
 	python3 "$TOP/scripts/stack-report.py" \
-		"$(vml "${kernel[base]}")" "$(vml "${kernel[series]}")" |
+		"$(vml "${kimg[base]}")" "$(vml "${kimg[series]}")" |
 		tee -a "$out/bench-report.txt"
 else
 	say "no vmlinux beside the bzImages: no stack report"

@@ -37,7 +37,6 @@ while (( $# )); do
 	*) usage >&2; exit 2 ;;
 	esac
 done
-"$TOP/scripts/tree.sh"
 mapfile -t commits < <(git -C "$TREE" rev-list --reverse base..HEAD)
 n=${#commits[@]}
 to=${to:-$n}

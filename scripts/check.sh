@@ -20,11 +20,10 @@ PINSAFE_ACCEL=auto|kvm|tcg selects the accelerator (scripts/run-qemu.sh).
 USAGE
 }
 which=series cfg="test" only="" filter="" report=1
-args=()
 while (( $# )); do
 	case $1 in
 	--help) usage; exit 0 ;;
-	--base) which=base; args+=(--base); shift ;;
+	--base) which=base; shift ;;
 	--config) cfg=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
 	--filter) filter=$2; shift 2 ;;
@@ -33,12 +32,8 @@ while (( $# )); do
 	esac
 done
 
-"$TOP/scripts/deps.sh"
-"$TOP/scripts/fetch-base.sh"
-"$TOP/scripts/tree.sh"
 t0=$(date +%s)
-kernel=$("$TOP/scripts/build.sh" --config "$cfg" "${args[@]}")
-bin=$("$TOP/scripts/build-tests.sh" --config "$cfg" "${args[@]}")
+kernel_and_tests "$which" "$cfg"
 t1=$(date +%s)
 out=$BUILD/run-$which-$cfg
 qargs=(--kernel "$kernel" --bin "$bin" --out "$out")

@@ -29,18 +29,11 @@ while (( $# )); do
 	esac
 done
 [[ $cfg == test || $cfg == debian ]] || die "--config takes test or debian"
+pkgs=(dpkg-dev debhelper rsync kmod cpio bc)
+[[ $cfg == debian ]] && pkgs+=(linux-config-6.12)
+apt_install "${pkgs[@]}"
 SUDO=
 (( EUID != 0 )) && SUDO=sudo
-"$TOP/scripts/deps.sh"
-missing=()
-for p in dpkg-dev debhelper rsync kmod cpio bc $([[ $cfg == debian ]] && echo linux-config-6.12); do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
-done
-if (( ${#missing[@]} )); then
-	say "installing ${missing[*]}"
-	$SUDO apt-get update -q >&2
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
-fi
 
 export KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=pinsafe KBUILD_BUILD_HOST=pinsafe
 export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros

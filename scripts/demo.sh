@@ -22,20 +22,14 @@ USAGE
 }
 [[ ${1:-} == --help ]] && { usage; exit 0; }
 
-"$TOP/scripts/deps.sh"
-"$TOP/scripts/fetch-base.sh"
-"$TOP/scripts/tree.sh"
 runs=()
 kernels=(series)
 if [[ ${DEMO_BASE:-0} == 1 || -f $BUILD/obj-base-test/arch/x86/boot/bzImage ]]; then
 	kernels+=(base)
 fi
 for which in "${kernels[@]}"; do
-	args=()
-	[[ $which == base ]] && args=(--base)
 	say "kernel: $which"
-	kernel=$("$TOP/scripts/build.sh" --config test "${args[@]}")
-	bin=$("$TOP/scripts/build-tests.sh" --config test "${args[@]}")
+	kernel_and_tests "$which" test
 	"$TOP/scripts/run-qemu.sh" --kernel "$kernel" --bin "$bin" \
 		--out "$BUILD/demo-$which" --only rdma --timeout 600
 	runs+=("$which=$BUILD/demo-$which")

@@ -10,6 +10,8 @@ kernel, boot it in QEMU and run the tests. Does nothing when all are present.
 USAGE
 }
 [[ ${1:-} == --help ]] && { usage; exit 0; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 PKGS=(
 	# kernel build
@@ -27,17 +29,4 @@ PKGS=(
 	shellcheck python3-ply python3-git
 )
 
-missing=()
-for p in "${PKGS[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing+=("$p")
-done
-if (( ${#missing[@]} == 0 )); then
-	exit 0
-fi
-echo "==> installing: ${missing[*]}" >&2
-SUDO=
-(( EUID != 0 )) && SUDO=sudo
-$SUDO apt-get update -q
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
-	--no-install-recommends "${missing[@]}"
+apt_install "${PKGS[@]}"

@@ -41,7 +41,7 @@ done
 [[ -n $fst && -f $fst/check && -d $fst/tests/generic ]] ||
 	die "--fstests must name an fstests checkout (with ./check and tests/generic)"
 [[ $fs == ext4 || $fs == xfs ]] || die "--fs takes ext4 or xfs"
-[[ $kernels =~ ^(series|base)(,(series|base))?$ ]] || die "--kernels takes series, base or both"
+check_kernels "$kernels"
 [[ -z $group || $group =~ ^[a-z_,]+$ ]] || die "bad --group '$group'"
 [[ -z $tests || $tests =~ ^[a-z0-9]+/[0-9]+(,[a-z0-9]+/[0-9]+)*$ ]] ||
 	die "--tests takes e.g. generic/029,xfs/011, not '$tests'"
@@ -60,18 +60,7 @@ FSTESTS_PKGS=(
 	liburing-dev gawk fio dbench uuid-runtime quota attr acl bc psmisc
 	sqlite3 xfsdump indent libinih-dev pkg-config
 )
-"$TOP/scripts/deps.sh"
-missing=()
-for p in "${FSTESTS_PKGS[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing+=("$p")
-done
-if (( ${#missing[@]} )); then
-	say "installing fstests' dependencies: ${missing[*]}"
-	$SUDO apt-get update -q >&2
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
-		--no-install-recommends "${missing[@]}" >&2
-fi
+apt_install "${FSTESTS_PKGS[@]}"
 if [[ ! -x $fst/ltp/fsx || ! -x $fst/src/aio-dio-regress/aio-dio-extend-stat ]]; then
 	say "building fstests in $fst"
 	PROGRESS_LOG=$BUILD/fstests-build.log with_progress "fstests build" \
@@ -85,19 +74,13 @@ for u in fsgqa fsgqa2 123456-fsgqa; do
 		say "could not add user $u: tests that need it will not run"
 done
 
-"$TOP/scripts/fetch-base.sh"
-"$TOP/scripts/tree.sh"
-
 IFS=, read -r -a which <<< "$kernels"
 append="pinsafe_fstests=$fst pinsafe_fstests_fs=$fs pinsafe_fstests_timeout=5400 pinsafe_fstests_stall=$stall"
 [[ -n $group ]] && append+=" pinsafe_fstests_group=$group"
 [[ -n $tests ]] && append+=" pinsafe_fstests_tests=$tests"
 args=()
 for w in "${which[@]}"; do
-	qargs=()
-	[[ $w == base ]] && qargs=(--base)
-	kernel=$("$TOP/scripts/build.sh" --config "$cfg" "${qargs[@]}")
-	bin=$("$TOP/scripts/build-tests.sh" --config "$cfg" "${qargs[@]}")
+	kernel_and_tests "$w" "$cfg"
 	out=$BUILD/run-fstests-$fs-$w-$cfg
 	"$TOP/scripts/run-qemu.sh" --kernel "$kernel" --bin "$bin" --out "$out" \
 		--disk-size 8G --timeout 5700 --append "$append"

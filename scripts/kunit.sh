@@ -25,8 +25,6 @@ while (( $# )); do
 	esac
 done
 [[ $arch == x86_64 || $arch == um ]] || die "--arch takes x86_64 or um"
-"$TOP/scripts/deps.sh"
-"$TOP/scripts/tree.sh"
 [[ -f $TREE/mm/.kunitconfig ]] || die "$TREE/mm/.kunitconfig missing: is the series applied?"
 cc=gcc
 command -v ccache > /dev/null && cc="ccache gcc"

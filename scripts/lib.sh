@@ -18,6 +18,39 @@ export TOP BUILD TREE BASE_TREE
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# apt_install PKG...: install (Debian 12 names) those not installed yet.
+apt_install() {
+	local p missing=() sudo=
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'ok installed' || missing+=("$p")
+	done
+	(( ${#missing[@]} )) || return 0
+	(( EUID != 0 )) && sudo=sudo
+	say "installing: ${missing[*]}"
+	$sudo apt-get update -q >&2
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
+		--no-install-recommends "${missing[@]}" >&2
+}
+
+# check_kernels LIST: a --kernels argument is series, base or both.
+check_kernels() {
+	[[ $1 =~ ^(series|base)(,(series|base))?$ ]] ||
+		die "--kernels takes series, base or both"
+}
+
+# kernel_and_tests WHICH CFG: build (incrementally) the WHICH=series|base
+# kernel of config CFG and the tests for it; sets kernel and bin to the
+# bzImage and the test directory. The Makefile made build/linux first.
+kernel_and_tests() {
+	local args=()
+	[[ $1 == base ]] && args=(--base)
+	# shellcheck disable=SC2034 # the caller's
+	kernel=$("$TOP/scripts/build.sh" --config "$2" "${args[@]}")
+	# shellcheck disable=SC2034 # the caller's
+	bin=$("$TOP/scripts/build-tests.sh" --config "$2" "${args[@]}")
+}
+
 # Print elapsed wall time of a long step every 30 s so CI logs show life.
 with_progress() {
 	local label=$1 start pid rc

@@ -34,18 +34,12 @@ done
 secs=${BASH_REMATCH[1]}
 case ${BASH_REMATCH[2]} in m) secs=$((secs * 60)) ;; h) secs=$((secs * 3600)) ;; esac
 (( secs >= 60 )) || die "--duration must be at least a minute"
-[[ $kernels =~ ^(series|base)(,(series|base))?$ ]] || die "--kernels takes series, base or both"
+check_kernels "$kernels"
 
-"$TOP/scripts/deps.sh"
-"$TOP/scripts/fetch-base.sh"
-"$TOP/scripts/tree.sh"
 IFS=, read -r -a which <<< "$kernels"
 args=()
 for w in "${which[@]}"; do
-	qargs=()
-	[[ $w == base ]] && qargs=(--base)
-	kernel=$("$TOP/scripts/build.sh" --config "$cfg" "${qargs[@]}")
-	bin=$("$TOP/scripts/build-tests.sh" --config "$cfg" "${qargs[@]}")
+	kernel_and_tests "$w" "$cfg"
 	out=$BUILD/run-soak-$w-$cfg
 	# Boot and the final checks take minutes on a debug kernel under TCG.
 	"$TOP/scripts/run-qemu.sh" --kernel "$kernel" --bin "$bin" --out "$out" \

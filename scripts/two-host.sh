@@ -34,18 +34,13 @@ while (( $# )); do
 	*) usage >&2; exit 2 ;;
 	esac
 done
-[[ $kernels =~ ^(series|base)(,(series|base))?$ ]] || die "--kernels takes series, base or both"
+check_kernels "$kernels"
 
-"$TOP/scripts/deps.sh"
-"$TOP/scripts/fetch-base.sh"
-"$TOP/scripts/tree.sh"
 
 # run_pair WHICH: boot the server and the client of one kernel.
 run_pair() {
-	local which=$1 kernel bin out port spid qargs=()
-	[[ $which == base ]] && qargs=(--base)
-	kernel=$("$TOP/scripts/build.sh" --config "$cfg" "${qargs[@]}")
-	bin=$("$TOP/scripts/build-tests.sh" --config "$cfg" "${qargs[@]}")
+	local which=$1 kernel bin out port spid
+	kernel_and_tests "$which" "$cfg"
 	out=$BUILD/run-2host-$which-$cfg
 	port=$(( 20000 + RANDOM % 20000 ))
 	rm -rf "$out"

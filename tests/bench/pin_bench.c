@@ -75,6 +75,7 @@
 
 #include "gup_test.h"
 #include "insn_window.h"
+#include "../lib/vmstat.h"
 
 #define MiB		(1UL << 20)
 #define NFILES		30
@@ -174,20 +175,7 @@ static void die(const char *what)
 
 static long vmstat(const char *name)
 {
-	char key[64];
-	long val;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %ld", key, &val) == 2) {
-		if (!strcmp(key, name)) {
-			fclose(f);
-			return val;
-		}
-	}
-	fclose(f);
-	return -1;
+	return vmstat_value(name);
 }
 
 static char buf[MiB];

@@ -20,6 +20,7 @@
 
 #include "common.h"
 #include "ktap.h"
+#include "../lib/vmstat.h"
 
 #define MIN(a, b)	((a) < (b) ? (a) : (b))
 #define MAX(a, b)	((a) > (b) ? (a) : (b))
@@ -194,6 +195,15 @@ void rdma_open_or_exit(struct rdma_ctx *r, const struct rdma_opts *opts,
 		ktap_exit_skip_all(prog, "no %s device", opts->dev);
 	if (err)
 		ktap_bail_out("cannot open %s: %s", opts->dev, strerror(-err));
+}
+
+void rdma_start(int argc, char **argv, struct rdma_ctx *r, const char *prog)
+{
+	struct rdma_opts opts;
+
+	rdma_parse_opts(argc, argv, &opts);
+	ktap_print_header();
+	rdma_open_or_exit(r, &opts, prog);
 }
 
 void rdma_close(struct rdma_ctx *r)
@@ -799,9 +809,6 @@ int disk_check(int fd, const char *blkdev, size_t len, unsigned int seed)
 /* A /proc/vmstat value after folding the per-cpu deltas, or -1. */
 long vmstat_read(const char *name)
 {
-	char key[64];
-	long val;
-	FILE *f;
 	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
 
 	if (fd >= 0) {
@@ -809,17 +816,7 @@ long vmstat_read(const char *name)
 			ktap_print_msg("vm.stat_refresh: %s", strerror(errno));
 		close(fd);
 	}
-	f = fopen("/proc/vmstat", "r");
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %ld", key, &val) == 2) {
-		if (!strcmp(key, name)) {
-			fclose(f);
-			return val;
-		}
-	}
-	fclose(f);
-	return -1;
+	return vmstat_value(name);
 }
 
 /* Pins held system-wide: nr_foll_pin_acquired - nr_foll_pin_released, or -1. */

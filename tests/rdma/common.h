@@ -50,6 +50,8 @@ int rdma_open(struct rdma_ctx *r, const struct rdma_opts *opts);
 /* rdma_open(), or end the KTAP document: skip without the device, else bail out. */
 void rdma_open_or_exit(struct rdma_ctx *r, const struct rdma_opts *opts,
 		       const char *prog);
+/* The start of a test program: options, KTAP header, the device open. */
+void rdma_start(int argc, char **argv, struct rdma_ctx *r, const char *prog);
 void rdma_close(struct rdma_ctx *r);
 
 /* Create a CQ and two RC QPs connected to each other (INIT/RTR/RTS). */

@@ -133,22 +133,12 @@ test_fs() {	# test_fs FS PORT
 	esac
 }
 
-cleanup() {
-	rm -rf "$TMP"
-}
-
 main() {
 	echo "TAP version 13"
-	[ -d "/sys/class/infiniband/$DEV" ] || skip_all "no $DEV device"
-	command -v ib_write_bw > /dev/null ||
-		skip_all "ib_write_bw (perftest) not installed"
-	gid=$(gid_index)
-	[ -n "$gid" ] || skip_all "$DEV has no usable GID"
+	perftest_prepare
 	[ $# -gt 0 ] || set -- tmpfs ext4 xfs
 	echo "1..$#"
 	diag "device $DEV gid index $gid"
-	mkdir -p "$TMP" || exit 1
-	trap cleanup EXIT
 	port=$PORT_BASE
 	for fs in "$@"; do
 		test_fs "$fs" $port

@@ -127,10 +127,6 @@ run_client() {	# run_client SERVER MODE PORT NAME
 	fi
 }
 
-cleanup() {
-	rm -rf "$TMP"
-}
-
 main() {
 	role=${1:-}
 	echo "TAP version 13"
@@ -139,16 +135,10 @@ main() {
 	client) server=${2:?server address}; shift 2 ;;
 	*) echo "usage: $0 server MODE... | client SERVER_IP MODE..." >&2; exit 2 ;;
 	esac
-	[ -d "/sys/class/infiniband/$DEV" ] || skip_all "no $DEV device"
-	command -v ib_write_bw > /dev/null ||
-		skip_all "ib_write_bw (perftest) not installed"
-	gid=$(gid_index)
-	[ -n "$gid" ] || skip_all "$DEV has no usable GID"
+	perftest_prepare
 	[ $# -gt 0 ] || set -- ext4 xfs anon
 	echo "1..$#"
 	diag "$role: device $DEV gid index $gid, $DURATION s of ${MSG_SIZE}-byte writes per mode"
-	mkdir -p "$TMP" || exit 1
-	trap cleanup EXIT
 	port=$PORT_BASE
 	for mode in "$@"; do
 		nth "$mode"

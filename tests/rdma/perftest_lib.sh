@@ -1,10 +1,10 @@
 # shellcheck shell=sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Helpers of perftest.sh and perftest_2host.sh (sourced): KTAP lines and
-# counts, the GID to use, and bounded waits for perftest processes. The
-# caller sets DEV (the RDMA device) and the counters passed, failed,
-# skipped and testno to 0.
+# Helpers of perftest.sh and perftest_2host.sh (sourced): their common
+# start, KTAP lines and counts, the GID to use, and bounded waits for
+# perftest processes. The caller sets DEV (the RDMA device) and the
+# counters passed, failed, skipped and testno to 0.
 
 diag() {
 	printf '# %s\n' "$*"
@@ -79,4 +79,16 @@ skip_all() {
 	echo "1..1"
 	echo "ok 1 ${SKIP_NAME:-perftest_write_bw} # SKIP $1"
 	exit 4
+}
+
+# The start of both scripts: the RDMA device, perftest and a GID must be
+# there (else one skipped test); sets gid; $TMP exists until exit.
+perftest_prepare() {
+	[ -d "/sys/class/infiniband/$DEV" ] || skip_all "no $DEV device"
+	command -v ib_write_bw > /dev/null ||
+		skip_all "ib_write_bw (perftest) not installed"
+	gid=$(gid_index)
+	[ -n "$gid" ] || skip_all "$DEV has no usable GID"
+	mkdir -p "$TMP" || exit 1
+	trap 'rm -rf "$TMP"' EXIT
 }

@@ -246,14 +246,11 @@ static void test_dereg_after_munmap(struct rdma_ctx *r)
 
 int main(int argc, char **argv)
 {
-	struct rdma_opts opts;
 	struct rdma_ctx r;
 	char *buf;
 
-	rdma_parse_opts(argc, argv, &opts);
 	page_size = sysconf(_SC_PAGESIZE);
-	ktap_print_header();
-	rdma_open_or_exit(&r, &opts, "rdma_badinput");
+	rdma_start(argc, argv, &r, "rdma_badinput");
 	ktap_set_plan(NTESTS);
 
 	buf = map_anon(BUF_SIZE, PROT_READ | PROT_WRITE);

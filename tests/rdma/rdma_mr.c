@@ -515,15 +515,12 @@ static void run_kind(struct rdma_ctx *r, struct scratch *s, unsigned int idx)
 
 int main(int argc, char **argv)
 {
-	struct rdma_opts opts;
 	struct rdma_ctx r;
 	struct scratch s;
 	unsigned int i, plan = 0;
 	int err;
 
-	rdma_parse_opts(argc, argv, &opts);
-	ktap_print_header();
-	rdma_open_or_exit(&r, &opts, "rdma_mr");
+	rdma_start(argc, argv, &r, "rdma_mr");
 	if (rdma_loop_connect(&r))
 		ktap_bail_out("cannot connect the loopback QP pair");
 

@@ -400,14 +400,11 @@ static void run_fs(struct rdma_ctx *r, unsigned int i)
 
 int main(int argc, char **argv)
 {
-	struct rdma_opts opts;
 	struct rdma_ctx r;
 	unsigned int i, set;
 
-	rdma_parse_opts(argc, argv, &opts);
 	page_size = sysconf(_SC_PAGESIZE);
-	ktap_print_header();
-	rdma_open_or_exit(&r, &opts, "rdma_revoke");
+	rdma_start(argc, argv, &r, "rdma_revoke");
 	if (rdma_loop_connect(&r))
 		ktap_bail_out("cannot connect the loopback QP pair");
 	ktap_set_plan(NTESTS);

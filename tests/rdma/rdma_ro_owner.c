@@ -220,14 +220,11 @@ static void run_fs(struct rdma_ctx *r, unsigned int i, bool knobs)
 
 int main(int argc, char **argv)
 {
-	struct rdma_opts opts;
 	struct rdma_ctx r;
 	unsigned int i, set;
 
-	rdma_parse_opts(argc, argv, &opts);
 	page_size = sysconf(_SC_PAGESIZE);
-	ktap_print_header();
-	rdma_open_or_exit(&r, &opts, "rdma_ro_owner");
+	rdma_start(argc, argv, &r, "rdma_ro_owner");
 	ktap_set_plan(NTESTS);
 	set = knobs_set(knobs, ARRAY_SIZE(knobs));
 	if (set < 2)
