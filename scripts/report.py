@@ -294,6 +294,7 @@ class Run:
 		self.results = {}	# name -> (status, note)
 		self.order = []
 		self.problems = []
+		self.skip_reasons = []	# the "# SKIP" reasons of its KTAP
 		self.seen = set()
 
 	def add(self, name, status, note=''):
@@ -361,6 +362,10 @@ NAMELESS_RESULT = re.compile(r'^(\s*(?:not )?ok [0-9]+) #')
 
 
 def add_ktap(kp, run, lines, prefix):
+	for l in lines:
+		m = SKIP_LINE.match(l)
+		if m and m.group(1).strip():
+			run.skip_reasons.append(m.group(1).strip())
 	lines = [NAMELESS_RESULT.sub(r'\1 <unnamed> #', l) for l in lines]
 	top = kp.parse_run_tests(lines)
 	if top.status == kp.TestStatus.FAILURE_TO_PARSE_TESTS:
@@ -469,6 +474,23 @@ def why_unfinished(run, console, qemu_rc):
 	return f'the guest runner exited with status {said.group(2)} before the end'
 
 
+SKIP_LINE = re.compile(r'^\s*ok [0-9]+ .*?# SKIP\s*(.*)$')
+
+
+def skip_reasons(run, most=15):
+	"""The reasons the tests of @run gave for skipping (their KTAP "# SKIP"
+	directives), the largest groups first: [(reason, count)], the rest
+	summed in one line."""
+	counts = {}
+	for reason in run.skip_reasons:
+		counts[reason] = counts.get(reason, 0) + 1
+	groups = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+	if len(groups) > most:
+		rest = sum(c for _, c in groups[most - 1:])
+		groups = groups[:most - 1] + [(f'{len(groups) - most + 1} other reasons', rest)]
+	return groups
+
+
 def main():
 	ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
 	ap.add_argument('--tree', default=os.path.join(
@@ -524,6 +546,8 @@ def main():
 			      f'{bst.count("FAIL") + bst.count("CRASH")} failed, '
 			      f'{bst.count("SKIP")} skipped')
 	print(f'[{main_run.label}] {skipped} skipped')
+	for reason, count in skip_reasons(main_run):
+		print(f'[{main_run.label}]   {count:4} {reason}')
 	print(f'{passed} passed, {failed} failed')
 	return 1 if failed or passed == 0 else 0
 
