@@ -10,8 +10,10 @@ usage() {
 usage: scripts/export.sh [--to DIR] [--help]
 Regenerates patches/NNNN-*.patch from base..HEAD of build/linux, and
 0000-cover-letter.patch from patches/cover-letter.txt (first line: subject,
-then a blank line, then the body). Output is deterministic: zeroed commit
-ids, dates taken from the commits, so an unchanged series gives no diff.
+then a blank line, then the body), ending with the maintainers and lists
+scripts/get_maintainer.pl names for the series. Output is deterministic:
+zeroed commit ids, dates taken from the commits, so an unchanged series
+gives no diff.
 USAGE
 }
 out=$TOP/patches
@@ -37,13 +39,30 @@ trap 'rm -rf "$tmp"' EXIT
 g -c core.abbrev=12 format-patch -q --zero-commit --cover-letter --base=base \
 	--subject-prefix=PATCH --no-signature -o "$tmp" base..HEAD
 
+# Who the series goes to: scripts/get_maintainer.pl on the patches, with
+# the base's MAINTAINERS plus the series' own section (not its own
+# address), no git history; the cover letter ends with it.
+recipients=$tmp/recipients
+(cd "$TREE" && ./scripts/get_maintainer.pl --no-rolestats --no-git \
+	--no-git-fallback --no-tree "$tmp"/000[1-9]-*.patch "$tmp"/00[1-9][0-9]-*.patch) |
+	grep -v -F 'dev@pinsafe.invalid' > "$recipients" ||
+	die "get_maintainer.pl failed"
+
 # The cover letter: fill in subject and blurb, take the date of HEAD.
 subject=$(head -n1 "$cover")
 date=$(g log -1 --format=%aD HEAD)
-python3 - "$tmp"/0000-cover-letter.patch "$cover" "$subject" "$date" <<'PY'
+python3 - "$tmp"/0000-cover-letter.patch "$cover" "$subject" "$date" "$recipients" <<'PY'
 import sys
-path, cover, subject, date = sys.argv[1:]
+path, cover, subject, date, recipients = sys.argv[1:]
 body = open(cover).read().split('\n', 2)[2].rstrip('\n') if open(cover).read().count('\n') >= 2 else ''
+rcpt = [l.strip() for l in open(recipients) if l.strip()]
+people = [r for r in rcpt if '<' in r]
+lists = [r for r in rcpt if '<' not in r]
+if people or lists:
+    body += ('\n\nRecipients, as scripts/get_maintainer.pl names them for this'
+             '\nseries (--no-git, MAINTAINERS of the base):\n\n'
+             + '\n'.join('  ' + r for r in people)
+             + '\n\nLists:\n\n' + '\n'.join('  ' + r for r in lists))
 text = open(path).read()
 text = text.replace('*** SUBJECT HERE ***', subject)
 text = text.replace('*** BLURB HERE ***', body)
