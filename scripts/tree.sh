@@ -88,8 +88,10 @@ update_base_tree() {
 		git -C "$TREE" worktree add -q -f --detach "$BASE_TREE" base
 	fi
 	git -C "$BASE_TREE" checkout -q -f --detach base
+	# Without their MAINTAINERS lines: those of a test may sit next to
+	# a line of a patch that is not a test; a test needs none of them.
 	for p in "${tests[@]}"; do
-		git -C "$BASE_TREE" am -q --keep-cr "$p" || {
+		git -C "$BASE_TREE" am -q --keep-cr --exclude=MAINTAINERS "$p" || {
 			git -C "$BASE_TREE" am --abort || true
 			die "test patch $(basename "$p") does not apply to base"
 		}
