@@ -30,6 +30,27 @@ suite() {
 	} > "$RESULTS"
 }
 
+# mkfs_xfs_exchange DEV: an xfs that can exchange file ranges
+# (XFS_IOC_EXCHANGE_RANGE, which the tests use on pinned files). mkfs.xfs
+# -i exchange=1 makes it from xfsprogs 6.10 on; Debian 12's 6.1 cannot, so
+# set the feature's incompat bit (XFS_SB_FEAT_INCOMPAT_EXCHRANGE, 0x40)
+# with xfs_db: the bit is all the feature changes on the disk (it lets the
+# kernel log file-content exchanges). xfs_db -d writes it past its own
+# verifier, which does not know the bit, with the CRC recalculated. The
+# xfs_repair of Debian 12 would refuse such a file system; nothing runs it.
+mkfs_xfs_exchange() {
+	mkfs.xfs -q -f -i exchange=1 "$1" 2>/dev/null && return 0
+	mkfs.xfs -q -f "$1" || return 1
+	inc=$(xfs_db -c "sb 0" -c "print features_incompat" "$1" | sed 's/.*= //')
+	[ -n "$inc" ] || return 1
+	xfs_db -x -c "sb 0" -c "write -d features_incompat $((inc | 0x40))" \
+		"$1" > /dev/null 2>&1
+	xfs_db -c "sb 0" -c "print features_incompat" "$1" 2>/dev/null |
+		grep -q "= $(printf '%#x' $((inc | 0x40)))\$" ||
+		log "xfs on $1: no exchange range (xfs_db could not set the bit)"
+	return 0
+}
+
 setup_disks() {
 	mkdir -p "$PINSAFE_MNT_EXT4" "$PINSAFE_MNT_XFS" "$PINSAFE_MNT_TMPFS"
 	# verity: pin_writeback checks that fs-verity refuses a pinned file
@@ -37,7 +58,7 @@ setup_disks() {
 	   ! mount -t ext4 "$PINSAFE_DEV_EXT4" "$PINSAFE_MNT_EXT4"; then
 		log "ext4 scratch disk setup failed"
 	fi
-	if ! mkfs.xfs -q -f "$PINSAFE_DEV_XFS" ||
+	if ! mkfs_xfs_exchange "$PINSAFE_DEV_XFS" ||
 	   ! mount -t xfs "$PINSAFE_DEV_XFS" "$PINSAFE_MNT_XFS"; then
 		log "xfs scratch disk setup failed"
 	fi
