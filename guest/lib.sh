@@ -53,7 +53,7 @@ mkfs_xfs_exchange() {
 
 setup_disks() {
 	mkdir -p "$PINSAFE_MNT_EXT4" "$PINSAFE_MNT_XFS" "$PINSAFE_MNT_TMPFS"
-	# verity: pin_writeback checks that fs-verity refuses a pinned file
+	# verity: pin_refuse checks that fs-verity refuses a pinned file
 	if ! mkfs.ext4 -q -F -O verity "$PINSAFE_DEV_EXT4" ||
 	   ! mount -t ext4 "$PINSAFE_DEV_EXT4" "$PINSAFE_MNT_EXT4"; then
 		log "ext4 scratch disk setup failed"
@@ -96,12 +96,20 @@ setup_integrity() {
 	log "dm-integrity: stable_writes=$(cat /sys/block/dm-0/queue/stable_writes)"
 }
 
+# The selftests of writeback of DMA-pinned page cache, split by area from
+# what was one program, pin_writeback: a suite PROG_FS each per file system.
+PW_PROGS="pin_writeback pin_dirty pin_truncate pin_refuse pin_wberror"
+
 # raid5 (3 x 64 MiB loop devices over a tmpfs) with ext4. raid5 needs
 # stable pages only with skip_copy (it then computes parity from the page
-# cache pages themselves): turn it on. Only when its suite is selected.
+# cache pages themselves): turn it on. Only when a raid5 suite is selected.
 setup_raid5() {
 	mkdir -p "$PINSAFE_MNT_RAID5"
-	selected pin_writeback_raid5 || return 0
+	want=""
+	for prog in $PW_PROGS; do
+		selected "${prog}_raid5" && want=1
+	done
+	[ -n "$want" ] || return 0
 	if ! command -v mdadm > /dev/null; then
 		log "raid5: no mdadm on the host (scripts/deps.sh installs it)"
 		return 0

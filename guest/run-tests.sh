@@ -12,9 +12,9 @@
 #   pinsafe_dir   the project checkout (on the 9p root)
 #   pinsafe_bin   the built test binaries (mm/, rdma/)
 #   pinsafe_only  comma-separated suite name prefixes to run (default: all)
-#   pinsafe_filter comma-separated test names: pin_writeback and pin_revoke
-#                 run only those
-#                 (-t NAME for each; default: all)
+#   pinsafe_filter comma-separated test names: the pin_* selftests run
+#                 only those they have (-t NAME for each; default: all),
+#                 and one that has none of them does not run
 #   pinsafe_role  server or client: one of two guests (scripts/two-host.sh)
 #   pinsafe_fstests, pinsafe_fstests_fs, pinsafe_fstests_group,
 #   pinsafe_fstests_tests,

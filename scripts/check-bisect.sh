@@ -15,7 +15,8 @@ checks it out in build/bisect (a worktree of build/linux), builds the
 test-config kernel and the tests in build/obj-bisect-test and
 build/tests-bisect (ccache, so each prefix is an incremental build of the
 one before), boots it and runs the boot-time KUnit suites plus the pin
-selftests (--suites, default gup_test,gup_longterm,pin_writeback,pin_revoke), and
+selftests (--suites, default gup_test,gup_longterm,pin_writeback,pin_dirty,
+pin_truncate,pin_refuse,pin_wberror,pin_revoke), and
 reads the run with scripts/report.py. Fails on the first prefix with a
 checkpatch error, a build error or a failing test, and says which.
 One line per prefix (commit, times and results) is appended to
@@ -26,7 +27,8 @@ TCG runs each on one host CPU) run at once; results are read in order.
 Budget: minutes per prefix under TCG.
 USAGE
 }
-from=1 to="" suites=gup_test,gup_longterm,pin_writeback,pin_revoke jobs=2
+from=1 to="" suites=gup_test,gup_longterm,pin_writeback,pin_dirty,pin_truncate,pin_refuse,pin_wberror,pin_revoke
+jobs=2
 while (( $# )); do
 	case $1 in
 	--help) usage; exit 0 ;;

@@ -11,7 +11,8 @@ usage: scripts/check.sh [--base] [--config qemu|test|debug] [--only SUITES]
 Installs missing packages, fetches the base, makes build/linux, builds the
 kernel (series, or the plain base with --base) and the tests, boots it in
 QEMU and runs all suites (or those named by --only; --filter names
-pin_writeback test cases, e.g. lost_write,pin_races_truncate). Logs go to
+test cases of the pin_* selftests, e.g. lost_write,pin_races_truncate:
+only the programs that have one of them run). Logs go to
 build/run-{series,base}-CONFIG/. Prints the per-test table and
 "N passed, N failed"; exits non-zero on any failure, including QEMU
 exiting non-zero, no console log, or a guest that did not finish.

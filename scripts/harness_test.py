@@ -32,6 +32,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -277,6 +278,66 @@ def kernel_params(cmdline):
 			out[name] = val
 		i = k
 	return out
+
+
+# Test lists of fake pin_* selftests, as their -l prints them (kselftest
+# harness columns: fixture, variant, test).
+PIN_LISTS = {
+	'pin_writeback': [('pin_wb', 'shortterm', 'lost_write'),
+			  ('', 'longterm', 'stable_during_writeback')],
+	'pin_dirty': [('pin_wb', 'shortterm', 'dirty_limit_not_stuck'),
+		      ('', 'longterm', '')],
+	'pin_truncate': [('global', '', 'truncate_under_pin')],
+	'pin_refuse': [('pin_wb', 'shortterm', 'swapon_refused')],
+	'pin_wberror': [('pin_bounce', '', 'bounce_forward_progress')],
+	'pin_revoke': [('revoke', 'truncate', 'as_if_unpinned')],
+}
+
+
+class PinSuitesTest(unittest.TestCase):
+	"""guest/job-suites.sh runs each pin_* selftest as a suite per file
+	system, and with a filter only those that have one of its tests."""
+
+	def suites(self, filt):
+		with tempfile.TemporaryDirectory() as d:
+			os.mkdir(os.path.join(d, 'mm'))
+			for prog, rows in PIN_LISTS.items():
+				lines = ['%-20s %-25s %s' % r for r in
+					 [('# FIXTURE', 'VARIANT', 'TEST')] + rows]
+				path = os.path.join(d, 'mm', prog)
+				with open(path, 'w') as f:
+					f.write('#!/bin/sh\ncat >&2 <<EOF\n%s\nEOF\n' %
+						'\n'.join(lines))
+				os.chmod(path, 0o755)
+			script = ('set -u; only=; filter=$1; pinsafe_bin=$2; '
+				  '. "$3/guest/lib.sh"; . "$3/guest/job-suites.sh"; '
+				  'mountpoint() { return 0; }; cd() { :; }; '
+				  'suite() { n=$1; shift; echo "$n $*"; }; pin_suites')
+			p = subprocess.run(['sh', '-c', script, 'sh', filt, d, TOP],
+					   capture_output=True, text=True, check=True)
+		return [ln.replace(d + '/mm/', '') for ln in p.stdout.splitlines()]
+
+	def test_all(self):
+		out = self.suites('')
+		for prog in PIN_LISTS:
+			fss = ('ext4', 'xfs') if prog == 'pin_revoke' else \
+				('ext4', 'xfs', 'tmpfs', 'integ')
+			for fs in fss:
+				self.assertIn('%s_%s %s' % (prog, fs, prog), out)
+		# raid5: only the listed tests, only programs that have one
+		raid5 = [ln for ln in out if '_raid5 ' in ln]
+		self.assertEqual(raid5, [
+			'pin_writeback_raid5 pin_writeback -t stable_during_writeback '
+			'-t lost_write',
+			'pin_wberror_raid5 pin_wberror -t bounce_forward_progress'])
+
+	def test_filter_runs_only_programs_with_a_named_test(self):
+		out = self.suites('dirty_limit_not_stuck,as_if_unpinned,nosuch')
+		self.assertEqual(out, [
+			'pin_dirty_%s pin_dirty -t dirty_limit_not_stuck' % fs
+			for fs in ('ext4', 'xfs', 'tmpfs', 'integ', 'raid5')] + [
+			'pin_revoke_%s pin_revoke -t as_if_unpinned' % fs
+			for fs in ('ext4', 'xfs')])
 
 
 def guest_path(path):

@@ -29,8 +29,12 @@ cat > "$filter" <<'FILTER'
 set -euo pipefail
 FILES="include/linux/pin_revoke.h mm/.kunitconfig mm/gup_kunit.c mm/pin_revoke.c
 scripts/coccinelle/api/pin_user_pages.cocci
+tools/testing/selftests/mm/file_pin_fixture.h
 tools/testing/selftests/mm/file_pin_util.c tools/testing/selftests/mm/file_pin_util.h
-tools/testing/selftests/mm/pin_revoke.c tools/testing/selftests/mm/pin_writeback.c"
+tools/testing/selftests/mm/file_pin_wb.c tools/testing/selftests/mm/file_pin_wb.h
+tools/testing/selftests/mm/pin_dirty.c tools/testing/selftests/mm/pin_refuse.c
+tools/testing/selftests/mm/pin_revoke.c tools/testing/selftests/mm/pin_truncate.c
+tools/testing/selftests/mm/pin_wberror.c tools/testing/selftests/mm/pin_writeback.c"
 present=""
 for f in $FILES; do
 	git ls-files --error-unmatch "$f" > /dev/null 2>&1 && present="$present $f"

@@ -17,9 +17,12 @@ read-only over 9p and guest/init as PID 1. Fresh scratch disks become ext4
 guest. The kernel console goes to
 DIR/console.log, the suites' KTAP to DIR/results.log (second serial port).
 --only takes comma-separated suite name prefixes (gup_test, gup_longterm,
-rdma...). --filter takes comma-separated kselftest test names (e.g.
-dirty_limit_strictlimit,pinned_dirty_exact): pin_writeback then runs only
-those (pin_writeback -t NAME for each; the guest's pinsafe_filter). The VM is
+pin_writeback, pin_dirty, pin_truncate, pin_refuse, pin_wberror,
+pin_revoke, pin_ for all of these, rdma...). --filter takes
+comma-separated kselftest test names (e.g.
+dirty_limit_strictlimit,pinned_dirty_exact): each pin_* selftest then runs
+only those it has (-t NAME for each; the guest's pinsafe_filter), and one
+that has none of them does not run. The VM is
 killed after --timeout seconds (default 1800).
 --icount OPTS (TCG only, e.g. shift=0,sleep=off) ties the guest clock to
 the number of instructions executed, so timings in the guest do not
