@@ -38,6 +38,9 @@ kernel_and_tests "$which" "$cfg"
 t1=$(date +%s)
 out=$BUILD/run-$which-$cfg
 qargs=(--kernel "$kernel" --bin "$bin" --out "$out")
+# A KASAN + lockdep guest under TCG runs every suite in about 30 min when
+# alone on the host: give it three times that before it is killed.
+[[ $cfg == debug ]] && qargs+=(--timeout 5400)
 [[ -n $only ]] && qargs+=(--only "$only")
 [[ -n $filter ]] && qargs+=(--filter "$filter")
 "$TOP/scripts/run-qemu.sh" "${qargs[@]}"
